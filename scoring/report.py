@@ -1,0 +1,159 @@
+"""What the score-sheet commands print: stable JSON shapes, CSV and rich tables.
+
+The JSON shapes are a contract (README, "JSON output"): add keys, never rename or drop.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+
+from scoring.ledger import Game, Revision
+from scoring.rules import RoundCounts
+
+
+def game_json(game: Game) -> dict[str, Any]:
+    return {
+        "id": game.id,
+        "name": game.name,
+        "created_at": game.created_at,
+        "target": game.setup.target,
+        "tie": game.setup.tie.value,
+        "players": [
+            {"name": s.player, "deck": s.deck.id, "deck_name": s.deck.display}
+            for s in game.setup.seats
+        ],
+    }
+
+
+def counts_json(counts: RoundCounts) -> dict[str, dict[str, int]]:
+    return {
+        name: {"dutch": c.dutch, "blitz": c.blitz, "points": c.points}
+        for name, c in counts.counts
+    }
+
+
+def standing_json(game: Game) -> dict[str, Any]:
+    status = game.standing()
+    return {
+        "totals": status.totals,
+        "leaders": list(status.leaders),
+        "over": status.over,
+        "winners": list(status.winners),
+        "tie_at_target": status.tied_at_target,
+    }
+
+
+def round_json(
+    game: Game, number: int, revision: int, counts: RoundCounts, warnings: Sequence[str] = ()
+) -> dict[str, Any]:
+    """A round just written (``tallero round`` / ``amend``) with the standing after it."""
+    return {
+        "game": game.id,
+        "round": number,
+        "revision": revision,
+        "players": counts_json(counts),
+        "warnings": list(warnings),
+        **standing_json(game),
+    }
+
+
+def sheet_json(game: Game) -> dict[str, Any]:
+    return {
+        "game": game_json(game),
+        "rounds": [
+            {"round": r.number, "revision": r.revision, "players": counts_json(r.counts)}
+            for r in game.live_rounds
+            if r.counts is not None
+        ],
+        "undone_rounds": [r.number for r in game.rounds if r.undone],
+        **standing_json(game),
+    }
+
+
+def history_json(game: Game, number: int, revisions: Sequence[Revision]) -> dict[str, Any]:
+    return {
+        "game": game.id,
+        "round": number,
+        "revisions": [
+            {
+                "revision": rev.number,
+                "created_at": rev.created_at,
+                "kind": rev.kind,
+                "reason": rev.reason,
+                "forced": rev.forced,
+                "warnings": list(rev.warnings),
+                "players": counts_json(rev.counts) if rev.counts else None,
+                "evidence": [
+                    {"role": e.role, "path": e.path, "sha256": e.sha256, "model": e.model_id,
+                     "cards": len(e.detections.get("cards", []))
+                     if isinstance(e.detections, dict) else None}
+                    for e in rev.evidence
+                ],
+            }
+            for rev in revisions
+        ],
+    }
+
+
+def sheet_csv(game: Game) -> str:
+    """One row per player: deck, the points of each live round, the total."""
+    rounds = [r for r in game.live_rounds if r.counts is not None]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["player", "deck", *[f"round {r.number}" for r in rounds], "total"])
+    totals = game.standing().totals
+    for seat in game.setup.seats:
+        points = [r.counts[seat.player].points for r in rounds if r.counts is not None]
+        writer.writerow([seat.player, seat.deck.id, *points, totals[seat.player]])
+    return out.getvalue()
+
+
+def sheet_table(game: Game) -> Table:
+    """The score sheet as players know it: one column per round, then the totals."""
+    status = game.standing()
+    rounds = [r for r in game.live_rounds if r.counts is not None]
+    title = f"{game.name} (game {game.id}) - first to {game.setup.target}"
+    table = Table(title=title, title_justify="left")
+    table.add_column("Player")
+    table.add_column("Deck")
+    for record in rounds:
+        mark = "*" if record.revision > 1 else ""
+        table.add_column(f"R{record.number}{mark}", justify="right")
+    table.add_column("Total", justify="right", style="bold")
+    for seat in game.setup.seats:
+        name = seat.player
+        if name in status.winners:
+            name += " (winner)"
+        elif name in status.leaders and rounds:
+            name += " (leads)"
+        points = [str(r.counts[seat.player].points) for r in rounds if r.counts is not None]
+        table.add_row(name, seat.deck.display, *points, str(status.totals[seat.player]))
+    notes = []
+    if any(r.revision > 1 for r in rounds):
+        notes.append("* amended: see `tallero history ROUND`")
+    if status.over:
+        notes.append(f"Game over: {' and '.join(status.winners)} won.")
+    elif status.tied_at_target:
+        notes.append(f"Tied at the top ({', '.join(status.leaders)}): play another round.")
+    if notes:
+        table.caption = "  ".join(notes)
+        table.caption_justify = "left"
+    return table
+
+
+def round_table(game: Game, number: int, counts: RoundCounts) -> Table:
+    """One round: each player's cards and points, and the totals after it."""
+    totals = game.standing().totals
+    table = Table(title=f"Round {number} of {game.name}", title_justify="left")
+    for col in ("Player", "Deck", "Dutch", "Blitz", "Points", "Total"):
+        table.add_column(col, justify="left" if col in ("Player", "Deck") else "right")
+    for seat in game.setup.seats:
+        c = counts[seat.player]
+        table.add_row(seat.player, seat.deck.display, str(c.dutch), str(c.blitz),
+                      f"{c.points:+d}", str(totals[seat.player]))
+    return table

@@ -1,0 +1,1 @@
+"""Tallero's eyes: images in, cards and counts out. Knows nothing of games or scores."""
