@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m scoring.demo
+	$(BIN)/tallero demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

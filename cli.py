@@ -22,8 +22,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 game_app = typer.Typer(help="Start a game.", no_args_is_help=True)
-dataset_app = typer.Typer(help="Synthetic table photos for training and evaluation.",
-                          no_args_is_help=True)
+dataset_app = typer.Typer(
+    help="Synthetic table photos for training and evaluation.", no_args_is_help=True
+)
 app.add_typer(game_app, name="game")
 app.add_typer(dataset_app, name="dataset")
 
@@ -37,9 +38,7 @@ def fail(message: str, code: int = 1) -> None:
 # --- score-sheet commands ----------------------------------------------------------------
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON (see README).")]
-GameOpt = Annotated[
-    int | None, typer.Option("--game", help="Game id (default: the current game).")
-]
+GameOpt = Annotated[int | None, typer.Option("--game", help="Game id (default: the current game).")]
 ForceOpt = Annotated[
     bool, typer.Option("--force", help="Write counts that look like a mistake anyway.")
 ]
@@ -59,9 +58,13 @@ def print_table(table: object) -> None:
 
 @game_app.command("new")
 def game_new(
-    seats: Annotated[list[str], typer.Argument(help="Players and their decks: Ann=pump Ben=carriage")],
+    seats: Annotated[
+        list[str], typer.Argument(help="Players and their decks: Ann=pump Ben=carriage")
+    ],
     target: Annotated[int, typer.Option(help="Points that end the game.")] = 75,
-    tie: Annotated[str, typer.Option(help="Tie for highest at the end: play-on or share.")] = "play-on",
+    tie: Annotated[
+        str, typer.Option(help="Tie for highest at the end: play-on or share.")
+    ] = "play-on",
     name: Annotated[str | None, typer.Option(help="A name for the game.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -103,10 +106,19 @@ def games(as_json: JsonOpt = False) -> None:
         current = ledger.current_game_id() if ids else None
         all_games = [ledger.game(i) for i in ids]
     if as_json:
-        emit_json({"games": [
-            {**game_json(g), "rounds": len(g.live_rounds), "current": g.id == current,
-             **standing_json(g)} for g in all_games
-        ]})
+        emit_json(
+            {
+                "games": [
+                    {
+                        **game_json(g),
+                        "rounds": len(g.live_rounds),
+                        "current": g.id == current,
+                        **standing_json(g),
+                    }
+                    for g in all_games
+                ]
+            }
+        )
         return
     if not all_games:
         typer.echo("No games yet: start one with `tallero game new Ann=pump Ben=carriage`.")
@@ -116,11 +128,23 @@ def games(as_json: JsonOpt = False) -> None:
         table.add_column(col)
     for g in all_games:
         status = g.standing()
-        state = f"won by {' and '.join(status.winners)}" if status.over else (
-            f"{', '.join(status.leaders)} lead{'s' if len(status.leaders) == 1 else ''}"
-            if g.live_rounds else "not started")
-        table.add_row("*" if g.id == current else "", str(g.id), g.name,
-                      ", ".join(g.setup.players), str(len(g.live_rounds)), state)
+        state = (
+            f"won by {' and '.join(status.winners)}"
+            if status.over
+            else (
+                f"{', '.join(status.leaders)} lead{'s' if len(status.leaders) == 1 else ''}"
+                if g.live_rounds
+                else "not started"
+            )
+        )
+        table.add_row(
+            "*" if g.id == current else "",
+            str(g.id),
+            g.name,
+            ", ".join(g.setup.players),
+            str(len(g.live_rounds)),
+            state,
+        )
     print_table(table)
 
 
@@ -139,8 +163,9 @@ def round_(
     from scoring.rules import build_round, round_warnings
 
     if not dutch or not blitz:
-        raise UsageError("both --dutch and --blitz are required, e.g. --dutch Ann=12,Ben=9 "
-                         "--blitz Ann=0,Ben=3")
+        raise UsageError(
+            "both --dutch and --blitz are required, e.g. --dutch Ann=12,Ben=9 --blitz Ann=0,Ben=3"
+        )
     with Ledger.open() as ledger:
         setup = ledger.game(game).setup
         counts = build_round(
@@ -167,7 +192,9 @@ def report_status(game: object) -> None:
     assert isinstance(game, Game)
     status = game.standing()
     if status.over:
-        typer.echo(f"Game over: {' and '.join(status.winners)} won with {max(status.totals.values())}.")
+        typer.echo(
+            f"Game over: {' and '.join(status.winners)} won with {max(status.totals.values())}."
+        )
     elif status.tied_at_target:
         typer.echo(f"Tie at the top ({', '.join(status.leaders)}): play another round.")
 
@@ -180,7 +207,7 @@ def sheet(
 ) -> None:
     """The score sheet: one column per round, the totals, the leader and the winner."""
     from scoring.ledger import Ledger
-    from scoring.report import sheet_csv, sheet_json, sheet_table
+    from scoring.report import sheet_csv, sheet_json, sheet_notes, sheet_table
 
     if as_json and as_csv:
         raise UsageError("choose one of --json and --csv")
@@ -192,6 +219,8 @@ def sheet(
         typer.echo(sheet_csv(g), nl=False)
     else:
         print_table(sheet_table(g))
+        for note in sheet_notes(g):
+            typer.echo(note)
 
 
 @app.command("amend")
@@ -219,8 +248,12 @@ def amend(
         revision, counts = ledger.amend_round(g.id, round_number, d, b, reason, force=force)
         after = ledger.game(g.id)
     if as_json:
-        emit_json({**round_json(after, round_number, revision, counts, round_warnings(counts)),
-                   "reason": reason})
+        emit_json(
+            {
+                **round_json(after, round_number, revision, counts, round_warnings(counts)),
+                "reason": reason,
+            }
+        )
         return
     typer.echo(f"Round {round_number} amended (revision {revision}): {reason}")
     print_table(round_table(after, round_number, counts))
@@ -238,8 +271,15 @@ def undo(reason: ReasonOpt, game: GameOpt = None, as_json: JsonOpt = False) -> N
         number = ledger.undo_last_round(game_id, reason)
         after = ledger.game(game_id)
     if as_json:
-        emit_json({"game": game_id, "round": number, "undone": True, "reason": reason,
-                   **standing_json(after)})
+        emit_json(
+            {
+                "game": game_id,
+                "round": number,
+                "undone": True,
+                "reason": reason,
+                **standing_json(after),
+            }
+        )
         return
     typer.echo(f"Round {number} undone: {reason}")
 
@@ -251,8 +291,6 @@ def history(
     as_json: JsonOpt = False,
 ) -> None:
     """Every revision of a round: counts, reasons and evidence."""
-    from rich.table import Table
-
     from scoring.ledger import Ledger
     from scoring.report import history_json
 
@@ -262,22 +300,61 @@ def history(
     if as_json:
         emit_json(history_json(g, round_number, revisions))
         return
-    table = Table(title=f"Round {round_number} of {g.name}: history", title_justify="left")
-    for col in ("Rev", "When (UTC)", "What", *g.setup.players, "Reason / evidence"):
-        table.add_column(col)
+    typer.echo(f"Round {round_number} of {g.name} (game {g.id}): {len(revisions)} revision(s)")
     for rev in revisions:
-        cells = [
-            f"{rev.counts[p].dutch}/{rev.counts[p].blitz} ({rev.counts[p].points:+d})"
-            if rev.counts else "-" for p in g.setup.players
-        ]
-        notes = [rev.reason or ""]
-        notes += [f"forced: {w}" for w in rev.warnings]
-        notes += [f"{e.role} photo {e.path} (sha256 {e.sha256[:12]}, {e.model_id})"
-                  for e in rev.evidence]
-        table.add_row(str(rev.number), rev.created_at, rev.kind, *cells,
-                      "\n".join(n for n in notes if n))
-    print_table(table)
-    typer.echo("Cells are Dutch/Blitz (points).")
+        what = {"new": "scored", "amend": "amended", "undo": "undone"}[rev.kind]
+        typer.echo(
+            f"\nrevision {rev.number}  {rev.created_at}  {what}"
+            + (f": {rev.reason}" if rev.reason else "")
+        )
+        for warning in rev.warnings:
+            typer.echo(f"  forced past: {warning}")
+        if rev.counts:
+            for seat in g.setup.seats:
+                c = rev.counts[seat.player]
+                typer.echo(
+                    f"  {seat.player:<12} Dutch {c.dutch:>2}  Blitz {c.blitz:>2}  {c.points:+d}"
+                )
+        for e in rev.evidence:
+            typer.echo(
+                f"  evidence: {e.role} photo {e.path} (sha256 {e.sha256[:12]}, model {e.model_id})"
+            )
+
+
+DEMO_GAME = (
+    ["game", "new", "Ann=pump", "Ben=carriage", "Cy=plow", "--target", "40", "--name", "Demo"],
+    ["round", "--dutch", "Ann=14,Ben=9,Cy=11", "--blitz", "Ann=0,Ben=3,Cy=2"],
+    ["round", "--dutch", "Ann=8,Ben=17,Cy=10", "--blitz", "Ann=4,Ben=0,Cy=12"],
+    ["round", "--dutch", "Ann=8,Ben=17,Cy=10", "--blitz", "Ann=4,Ben=0,Cy=1"],
+    ["amend", "2", "--dutch", "Cy=13", "--reason", "three of Cy's cards were under the box"],
+    ["round", "--dutch", "Ann=20,Ben=12,Cy=9", "--blitz", "Ann=0,Ben=2,Cy=6"],
+    ["round", "--dutch", "Ann=10,Ben=9,Cy=12", "--blitz", "Ann=0,Ben=1,Cy=3"],
+    ["sheet"],
+)
+
+
+@app.command("demo")
+def demo() -> None:
+    """Play a scripted sample game in a throw-away ledger and print its sheet."""
+    import os
+    import shlex
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tallero-demo-") as tmp:
+        old = os.environ.get("TALLERO_HOME")
+        os.environ["TALLERO_HOME"] = tmp
+        try:
+            for args in DEMO_GAME:
+                typer.echo(f"\n$ tallero {shlex.join(args)}")
+                try:
+                    app(args, standalone_mode=False)
+                except TalleroError as exc:  # the demo shows a mistake being caught
+                    typer.echo(f"tallero: error: {exc}")
+        finally:
+            if old is None:
+                os.environ.pop("TALLERO_HOME", None)
+            else:
+                os.environ["TALLERO_HOME"] = old
 
 
 # --- dataset commands --------------------------------------------------------------------

@@ -258,7 +258,9 @@ class Ledger:
     def current_game_id(self) -> int:
         row = self._db.execute("SELECT value FROM meta WHERE key = 'current_game'").fetchone()
         if row is None:
-            raise LedgerError("no game yet: start one with `tallero game new Ann=pump Ben=carriage`")
+            raise LedgerError(
+                "no game yet: start one with `tallero game new Ann=pump Ben=carriage`"
+            )
         return int(row[0])
 
     def game_ids(self) -> list[int]:
@@ -367,8 +369,15 @@ class Ledger:
             warnings = _confirm(counts, force)
             revision = record.revision + 1
             self._write_revision(
-                db, self._round_id(game_id, number), revision, "amend", reason, counts,
-                warnings, force, (),
+                db,
+                self._round_id(game_id, number),
+                revision,
+                "amend",
+                reason,
+                counts,
+                warnings,
+                force,
+                (),
             )
         return revision, counts
 
@@ -381,8 +390,15 @@ class Ledger:
                 raise LedgerError(f"game {game_id} has no round to undo")
             record = game.live_rounds[-1]
             self._write_revision(
-                db, self._round_id(game_id, record.number), record.revision + 1, "undo",
-                reason, None, (), False, (),
+                db,
+                self._round_id(game_id, record.number),
+                record.revision + 1,
+                "undo",
+                reason,
+                None,
+                (),
+                False,
+                (),
             )
         return record.number
 
@@ -395,8 +411,9 @@ class Ledger:
             "SELECT * FROM revisions WHERE round_id = ? ORDER BY revision", (round_id,)
         ):
             evidence = tuple(
-                Evidence(e["role"], e["path"], e["sha256"], json.loads(e["detections"]),
-                         e["model_id"])
+                Evidence(
+                    e["role"], e["path"], e["sha256"], json.loads(e["detections"]), e["model_id"]
+                )
                 for e in self._db.execute(
                     "SELECT * FROM evidence WHERE revision_id = ? ORDER BY id", (row["id"],)
                 )
@@ -423,7 +440,7 @@ class Ledger:
     @staticmethod
     def _require_reason(reason: str) -> None:
         if not reason or not reason.strip():
-            raise LedgerError("a reason is required (--reason \"...\")")
+            raise LedgerError('a reason is required (--reason "...")')
 
     def _round_id(self, game_id: int, number: int) -> int:
         row = self._db.execute(
@@ -461,7 +478,9 @@ class Ledger:
         )
         revision_id = int(cur.lastrowid or 0)
         if counts is not None:
-            game_id = db.execute("SELECT game_id FROM rounds WHERE id = ?", (round_id,)).fetchone()[0]
+            game_id = db.execute("SELECT game_id FROM rounds WHERE id = ?", (round_id,)).fetchone()[
+                0
+            ]
             ids = {
                 r["name"]: r["id"]
                 for r in db.execute("SELECT id, name FROM players WHERE game_id = ?", (game_id,))
@@ -475,6 +494,13 @@ class Ledger:
             db.execute(
                 """INSERT INTO evidence (revision_id, role, path, sha256, detections, model_id,
                    created_at) VALUES (?, ?, ?, ?, ?, ?, ?)""",
-                (revision_id, item.role, item.path, item.sha256, json.dumps(item.detections),
-                 item.model_id, _now()),
+                (
+                    revision_id,
+                    item.role,
+                    item.path,
+                    item.sha256,
+                    json.dumps(item.detections),
+                    item.model_id,
+                    _now(),
+                ),
             )

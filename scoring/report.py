@@ -32,8 +32,7 @@ def game_json(game: Game) -> dict[str, Any]:
 
 def counts_json(counts: RoundCounts) -> dict[str, dict[str, int]]:
     return {
-        name: {"dutch": c.dutch, "blitz": c.blitz, "points": c.points}
-        for name, c in counts.counts
+        name: {"dutch": c.dutch, "blitz": c.blitz, "points": c.points} for name, c in counts.counts
     }
 
 
@@ -89,9 +88,15 @@ def history_json(game: Game, number: int, revisions: Sequence[Revision]) -> dict
                 "warnings": list(rev.warnings),
                 "players": counts_json(rev.counts) if rev.counts else None,
                 "evidence": [
-                    {"role": e.role, "path": e.path, "sha256": e.sha256, "model": e.model_id,
-                     "cards": len(e.detections.get("cards", []))
-                     if isinstance(e.detections, dict) else None}
+                    {
+                        "role": e.role,
+                        "path": e.path,
+                        "sha256": e.sha256,
+                        "model": e.model_id,
+                        "cards": len(e.detections.get("cards", []))
+                        if isinstance(e.detections, dict)
+                        else None,
+                    }
                     for e in rev.evidence
                 ],
             }
@@ -133,17 +138,20 @@ def sheet_table(game: Game) -> Table:
             name += " (leads)"
         points = [str(r.counts[seat.player].points) for r in rounds if r.counts is not None]
         table.add_row(name, seat.deck.display, *points, str(status.totals[seat.player]))
+    return table
+
+
+def sheet_notes(game: Game) -> list[str]:
+    """Lines printed under the sheet: amendments, the winner or a tie at the top."""
+    status = game.standing()
     notes = []
-    if any(r.revision > 1 for r in rounds):
+    if any(r.revision > 1 for r in game.live_rounds):
         notes.append("* amended: see `tallero history ROUND`")
     if status.over:
         notes.append(f"Game over: {' and '.join(status.winners)} won.")
     elif status.tied_at_target:
         notes.append(f"Tied at the top ({', '.join(status.leaders)}): play another round.")
-    if notes:
-        table.caption = "  ".join(notes)
-        table.caption_justify = "left"
-    return table
+    return notes
 
 
 def round_table(game: Game, number: int, counts: RoundCounts) -> Table:
@@ -154,6 +162,12 @@ def round_table(game: Game, number: int, counts: RoundCounts) -> Table:
         table.add_column(col, justify="left" if col in ("Player", "Deck") else "right")
     for seat in game.setup.seats:
         c = counts[seat.player]
-        table.add_row(seat.player, seat.deck.display, str(c.dutch), str(c.blitz),
-                      f"{c.points:+d}", str(totals[seat.player]))
+        table.add_row(
+            seat.player,
+            seat.deck.display,
+            str(c.dutch),
+            str(c.blitz),
+            f"{c.points:+d}",
+            str(totals[seat.player]),
+        )
     return table

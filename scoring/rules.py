@@ -21,7 +21,10 @@ class PlayerCount:
     blitz: int
 
     def __post_init__(self) -> None:
-        for name, value, top in (("Dutch", self.dutch, DECK_SIZE), ("Blitz", self.blitz, BLITZ_PILE_SIZE)):
+        for name, value, top in (
+            ("Dutch", self.dutch, DECK_SIZE),
+            ("Blitz", self.blitz, BLITZ_PILE_SIZE),
+        ):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise RuleError(f"{name} count {value!r} is not a whole number")
             if not 0 <= value <= top:
