@@ -152,11 +152,19 @@ def games(as_json: JsonOpt = False) -> None:
 def round_(
     dutch: CountsOpt = None,
     blitz: CountsOpt = None,
+    piles: Annotated[
+        str | None,
+        typer.Option(
+            help="Top card of each Dutch pile, 'down' for a finished pile (e.g. 10,down,7): "
+            "cross-checked against the Dutch counts."
+        ),
+    ] = None,
     game: GameOpt = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Score a round by hand: every player's Dutch cards and Blitz cards left."""
+    from scoring.crosscheck import check_dutch_piles
     from scoring.ledger import Ledger
     from scoring.parse import parse_counts
     from scoring.report import round_json, round_table
@@ -173,10 +181,15 @@ def round_(
             {setup.player_named(k): v for k, v in parse_counts(dutch, "Dutch").items()},
             {setup.player_named(k): v for k, v in parse_counts(blitz, "Blitz").items()},
         )
+        problems: tuple[str, ...] = ()
+        if piles is not None:
+            tops = [t for t in piles.split(",") if t.strip()]
+            dutch_counts = {p: counts[p].dutch for p in setup.players}
+            problems = check_dutch_piles(tops, dutch_counts).problems
         game_id = game if game is not None else ledger.current_game_id()
-        number = ledger.add_round(game_id, counts, force=force)
+        number = ledger.add_round(game_id, counts, force=force, extra_warnings=problems)
         after = ledger.game(game_id)
-    warnings = round_warnings(counts)
+    warnings = round_warnings(counts) + list(problems)
     if as_json:
         emit_json(round_json(after, number, 1, counts, warnings))
         return

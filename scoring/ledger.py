@@ -98,9 +98,9 @@ def default_home() -> Path:
     return Path(user_data_dir("tallero", appauthor=False))
 
 
-def _confirm(counts: RoundCounts, force: bool) -> list[str]:
-    """The round's warnings; without ``force`` any warning stops the write."""
-    warnings = round_warnings(counts)
+def _confirm(counts: RoundCounts, force: bool, extra: Sequence[str] = ()) -> list[str]:
+    """The round's warnings (and ``extra`` ones); without ``force`` any stops the write."""
+    warnings = round_warnings(counts) + list(extra)
     if warnings and not force:
         raise NeedsForce(
             "nothing written: " + "; ".join(warnings) + ". Check the counts, or pass --force"
@@ -316,12 +316,14 @@ class Ledger:
         *,
         force: bool = False,
         evidence: Sequence[Evidence] = (),
+        extra_warnings: Sequence[str] = (),
     ) -> int:
         """Append a round to a game that is not over; returns the round's number.
 
-        Counts that are possible only by mistake raise ``NeedsForce`` unless ``force``.
+        Counts that are possible only by mistake, and any ``extra_warnings`` (such as a
+        failed Dutch-pile cross-check), raise ``NeedsForce`` unless ``force``.
         """
-        warnings = _confirm(counts, force)
+        warnings = _confirm(counts, force, extra_warnings)
         with self._transaction() as db:
             game = self.game(game_id)  # read inside the lock: the state we write against
             status = game.standing()

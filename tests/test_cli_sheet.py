@@ -178,3 +178,23 @@ def test_sheet_commands_do_not_import_torch_and_start_fast(home):
     )
     assert proc.returncode == 0, proc.stderr
     assert '"games": []' in proc.stdout
+
+
+def test_dutch_pile_cross_check_on_a_round(tallero):
+    tallero("game", "new", "Ann=pump", "Ben=plow")
+    r = tallero("round", "--dutch", "Ann=12,Ben=9", "--blitz", "Ann=0,Ben=3", "--piles", "10,7,3")
+    assert r.code == 1
+    assert "the Dutch piles hold 20 cards but the players' Dutch counts add up to 21 (+1)" in r.err
+    r = tallero(
+        "round",
+        "--dutch",
+        "Ann=12,Ben=9",
+        "--blitz",
+        "Ann=0,Ben=3",
+        "--piles",
+        "down,8,3",
+        "--json",
+    )
+    assert r.code == 0 and r.json()["warnings"] == []
+    r = tallero("round", "--dutch", "Ann=2,Ben=1", "--blitz", "Ann=0,Ben=3", "--piles", "1,12")
+    assert r.code == 1 and "pile top 12 is neither 1..10 nor 'down'" in r.err
