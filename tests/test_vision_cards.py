@@ -1,0 +1,72 @@
+"""Cards: validation, masks, canonical corner order."""
+
+import numpy as np
+import pytest
+
+from vision.cards import BACK, FACE, Cards, canonical_corners, xywhr_to_corners
+
+
+def make(n: int = 3) -> Cards:
+    xywhr = np.array([[100 + 50 * i, 80, 40, 60, 0.1 * i] for i in range(n)], np.float32)
+    return Cards.from_xywhr(xywhr, [BACK] * n, np.linspace(0.5, 0.9, n))
+
+
+def test_mask_and_index_select_rows() -> None:
+    cards = make(3)
+    cards.deck[:] = ["pump", None, "pail"]
+    high = cards[cards.confidence > 0.6]
+    assert len(high) == 2
+    assert list(high.deck) == [None, "pail"]
+    assert len(cards[[0]]) == 1
+    assert len(cards[1]) == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"side": [0, 1]}, ValueError),  # wrong length
+        ({"side": [0, 0, 2]}, ValueError),  # not back/face
+        ({"confidence": [0.5]}, ValueError),
+    ],
+)
+def test_bad_arrays_are_refused(kwargs: dict, error: type) -> None:
+    base = {"corners": np.zeros((3, 4, 2)), "side": [0, 0, 1], "confidence": [0.5, 0.5, 0.5]}
+    base.update(kwargs)
+    with pytest.raises(error):
+        Cards(**base)
+
+
+def test_non_finite_corners_are_refused() -> None:
+    corners = np.zeros((1, 4, 2))
+    corners[0, 0, 0] = np.nan
+    with pytest.raises(ValueError):
+        Cards(corners, [BACK], [0.9])
+
+
+def test_empty_and_concatenate() -> None:
+    assert len(Cards.empty()) == 0
+    both = Cards.concatenate([make(2), Cards.empty(), make(1)])
+    assert len(both) == 3
+    assert both.corners.shape == (3, 4, 2)
+
+
+@pytest.mark.parametrize("angle", [0.0, 0.4, 1.2, -0.7, 2.9])
+@pytest.mark.parametrize("wh", [(40, 60), (60, 40)])
+def test_canonical_order_short_edge_first_clockwise(angle: float, wh: tuple) -> None:
+    quad = xywhr_to_corners(np.array([[200, 150, wh[0], wh[1], angle]]))[0]
+    e01 = np.linalg.norm(quad[1] - quad[0])
+    e12 = np.linalg.norm(quad[2] - quad[1])
+    assert e01 == pytest.approx(40, abs=0.01)
+    assert e12 == pytest.approx(60, abs=0.01)
+    x, y = quad[:, 0], quad[:, 1]
+    assert (x * np.roll(y, -1) - np.roll(x, -1) * y).sum() > 0  # clockwise on screen
+    again = canonical_corners(quad[::-1])[0]
+    assert np.allclose(np.sort(again, axis=0), np.sort(quad, axis=0))
+
+
+def test_transformed_and_sizes() -> None:
+    cards = make(1).transformed(2.0, (10.0, 0.0))
+    assert cards.long_side_px[0] == pytest.approx(120, abs=0.01)
+    assert cards.centers[0, 0] == pytest.approx(210, abs=0.01)
+    faces = Cards(cards.corners, [FACE], [0.9])
+    assert faces.value[0] == -1

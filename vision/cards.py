@@ -1,0 +1,186 @@
+"""`Cards`: the one struct-of-arrays type that flows from detector to tally and drawing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+BACK = 0
+FACE = 1
+SIDE_NAMES = ("back", "face")
+
+
+def _object_array(values: Any, n: int) -> np.ndarray:
+    out = np.empty(n, dtype=object)
+    if values is not None:
+        out[:] = list(values)
+    return out
+
+
+@dataclass
+class Cards:
+    """Cards found in one image.
+
+    Attributes:
+        corners: ``(n, 4, 2)`` float32 image pixels; corners go clockwise and the first two
+            span a short edge of the card.
+        side: ``(n,)`` int8, ``BACK`` (0) or ``FACE`` (1).
+        confidence: ``(n,)`` float32 detector confidence in [0, 1].
+        deck: ``(n,)`` object, deck id or ``None`` (a face, or a back matching no deck).
+        deck_confidence: ``(n,)`` float32 in [0, 1]; 1 where nothing was classified.
+        color: ``(n,)`` object, face colour name or ``None``.
+        value: ``(n,)`` int16 face value, -1 where unknown.
+    """
+
+    corners: np.ndarray
+    side: np.ndarray
+    confidence: np.ndarray
+    deck: np.ndarray = field(default=None)  # type: ignore[assignment]
+    deck_confidence: np.ndarray = field(default=None)  # type: ignore[assignment]
+    color: np.ndarray = field(default=None)  # type: ignore[assignment]
+    value: np.ndarray = field(default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        self.corners = np.asarray(self.corners, dtype=np.float32).reshape(-1, 4, 2)
+        n = len(self.corners)
+        self.side = np.asarray(self.side, dtype=np.int8).reshape(-1)
+        self.confidence = np.asarray(self.confidence, dtype=np.float32).reshape(-1)
+        if self.deck is None or len(self.deck) != n or np.asarray(self.deck).dtype != object:
+            self.deck = _object_array(self.deck, n)
+        if self.deck_confidence is None:
+            self.deck_confidence = np.ones(n, dtype=np.float32)
+        self.deck_confidence = np.asarray(self.deck_confidence, dtype=np.float32).reshape(-1)
+        if self.color is None or len(self.color) != n or np.asarray(self.color).dtype != object:
+            self.color = _object_array(self.color, n)
+        if self.value is None:
+            self.value = np.full(n, -1, dtype=np.int16)
+        self.value = np.asarray(self.value, dtype=np.int16).reshape(-1)
+        for name in ("side", "confidence", "deck", "deck_confidence", "color", "value"):
+            if len(getattr(self, name)) != n:
+                raise ValueError(f"Cards.{name} has {len(getattr(self, name))} rows, corners {n}")
+        if n and not np.isin(self.side, (BACK, FACE)).all():
+            raise ValueError("Cards.side must hold only BACK (0) or FACE (1)")
+        if n and not np.isfinite(self.corners).all():
+            raise ValueError("Cards.corners must be finite")
+
+    @classmethod
+    def empty(cls) -> Cards:
+        """No cards."""
+        return cls(np.zeros((0, 4, 2), np.float32), np.zeros(0, np.int8), np.zeros(0, np.float32))
+
+    @classmethod
+    def from_xywhr(cls, xywhr: np.ndarray, side: np.ndarray, confidence: np.ndarray) -> Cards:
+        """Cards from rotated boxes ``(n, 5)``: centre x, y, width, height (pixels), angle (rad)."""
+        return cls(xywhr_to_corners(np.asarray(xywhr, np.float32)), side, confidence)
+
+    @classmethod
+    def from_ultralytics(cls, result: Any) -> Cards:
+        """Cards from one ultralytics OBB ``Results`` (class 0 back, 1 face)."""
+        obb = result.obb
+        if obb is None or len(obb) == 0:
+            return cls.empty()
+        xywhr = obb.xywhr.cpu().numpy()
+        return cls.from_xywhr(xywhr, obb.cls.cpu().numpy().astype(np.int8), obb.conf.cpu().numpy())
+
+    def __len__(self) -> int:
+        return len(self.corners)
+
+    def __getitem__(self, index: Any) -> Cards:
+        """Rows selected by a boolean mask, an index array or a slice."""
+        if isinstance(index, (int, np.integer)):
+            index = [int(index)]
+        return Cards(
+            self.corners[index],
+            self.side[index],
+            self.confidence[index],
+            self.deck[index],
+            self.deck_confidence[index],
+            self.color[index],
+            self.value[index],
+        )
+
+    @staticmethod
+    def concatenate(parts: list[Cards]) -> Cards:
+        """All rows of ``parts``, in order."""
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return Cards.empty()
+        return Cards(
+            np.concatenate([p.corners for p in parts]),
+            np.concatenate([p.side for p in parts]),
+            np.concatenate([p.confidence for p in parts]),
+            np.concatenate([p.deck for p in parts]),
+            np.concatenate([p.deck_confidence for p in parts]),
+            np.concatenate([p.color for p in parts]),
+            np.concatenate([p.value for p in parts]),
+        )
+
+    @property
+    def centers(self) -> np.ndarray:
+        """``(n, 2)`` card centres in pixels."""
+        return self.corners.mean(axis=1)
+
+    @property
+    def long_side_px(self) -> np.ndarray:
+        """``(n,)`` length of each card's long edge in pixels."""
+        a = np.linalg.norm(self.corners[:, 1] - self.corners[:, 0], axis=1)
+        b = np.linalg.norm(self.corners[:, 2] - self.corners[:, 1], axis=1)
+        return np.maximum(a, b)
+
+    @property
+    def overall_confidence(self) -> np.ndarray:
+        """How sure we are of each card as a whole: the weaker of finding it and naming it."""
+        return np.minimum(self.confidence, self.deck_confidence)
+
+    def transformed(self, scale: float, offset: tuple[float, float] = (0.0, 0.0)) -> Cards:
+        """A copy with corners mapped by ``p * scale + offset``."""
+        out = self[np.arange(len(self))]
+        out.corners = self.corners * np.float32(scale) + np.asarray(offset, np.float32)
+        return out
+
+
+def xywhr_to_corners(xywhr: np.ndarray) -> np.ndarray:
+    """Rotated boxes ``(n, 5)`` to corners ``(n, 4, 2)`` in canonical order.
+
+    Canonical order: clockwise on screen (y down), the first two corners span a short
+    edge, and that short edge is the upper one (the card is read upright, up to 180 deg).
+    """
+    xywhr = np.asarray(xywhr, dtype=np.float32).reshape(-1, 5)
+    cx, cy, w, h, r = xywhr.T
+    # Make h the long side so a card is portrait in its own frame.
+    swap = w > h
+    w2 = np.where(swap, h, w)
+    h2 = np.where(swap, w, h)
+    r2 = np.where(swap, r + np.pi / 2, r)
+    cos, sin = np.cos(r2), np.sin(r2)
+    local = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], np.float32)
+    lx = local[None, :, 0] * w2[:, None]
+    ly = local[None, :, 1] * h2[:, None]
+    x = cx[:, None] + lx * cos[:, None] - ly * sin[:, None]
+    y = cy[:, None] + lx * sin[:, None] + ly * cos[:, None]
+    corners = np.stack([x, y], axis=-1).astype(np.float32)
+    return canonical_corners(corners)
+
+
+def canonical_corners(corners: np.ndarray) -> np.ndarray:
+    """Reorder ``(n, 4, 2)`` quads clockwise, short edge first, upper short edge first."""
+    corners = np.asarray(corners, dtype=np.float32).reshape(-1, 4, 2).copy()
+    if not len(corners):
+        return corners
+    # Clockwise on screen (y down) means a positive shoelace sum.
+    x, y = corners[..., 0], corners[..., 1]
+    area2 = (x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1)
+    ccw = area2 < 0
+    corners[ccw] = corners[ccw][:, ::-1]
+    e01 = np.linalg.norm(corners[:, 1] - corners[:, 0], axis=1)
+    e12 = np.linalg.norm(corners[:, 2] - corners[:, 1], axis=1)
+    long_first = e01 > e12
+    corners[long_first] = np.roll(corners[long_first], -1, axis=1)
+    # Of the two short edges (0-1 and 2-3) put the upper one first.
+    top = corners[:, 0:2, 1].mean(axis=1)
+    bottom = corners[:, 2:4, 1].mean(axis=1)
+    flip = bottom < top
+    corners[flip] = np.roll(corners[flip], 2, axis=1)
+    return corners

@@ -1,0 +1,74 @@
+"""One settings object for the vision pipeline; every threshold has its unit in its name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class VisionSettings:
+    """Thresholds and sizes of the card counter.
+
+    Fractions are in [0, 1]; sizes are in pixels of the image the step works on.
+    """
+
+    # Detector: boxes below this confidence are dropped before rotated NMS.
+    min_detection_confidence: float = 0.25
+    # Rotated boxes overlapping more than this IoU are the same card.
+    nms_iou: float = 0.6
+    # Most cards one image may yield (a full 8-deck table is 320 cards).
+    max_cards: int = 400
+    # A card is reported as uncertain below this overall confidence.
+    uncertain_below_confidence: float = 0.5
+    # Canonical size a card is rectified to before its back or face is read.
+    crop_width_px: int = 32
+    crop_height_px: int = 48
+    # Images beyond these are refused rather than decoded.
+    max_image_side_px: int = 20_000
+    max_image_megapixels: float = 200.0
+    min_image_side_px: int = 16
+    # Big photos: when the cards found on the whole image are smaller than this (long
+    # side, in detector-input pixels), the image is tiled at a finer scale.
+    min_card_long_side_input_px: float = 40.0
+    # Long side, in detector-input pixels, that tiling aims to give a median card.
+    target_card_long_side_input_px: float = 80.0
+    # Overlap of neighbouring tiles, as a fraction of a tile.
+    tile_overlap_fraction: float = 0.25
+
+    def __post_init__(self) -> None:
+        for name in (
+            "min_detection_confidence",
+            "nms_iou",
+            "uncertain_below_confidence",
+            "tile_overlap_fraction",
+        ):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be within [0, 1], got {value}")
+        for name in (
+            "max_cards",
+            "crop_width_px",
+            "crop_height_px",
+            "max_image_side_px",
+            "min_image_side_px",
+        ):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+
+    def with_overrides(self, **changes: Any) -> VisionSettings:
+        """A copy with some fields changed (unknown names raise ``TypeError``)."""
+        return replace(self, **changes)
+
+    @classmethod
+    def from_yaml(cls, path: Path) -> VisionSettings:
+        """Settings from a YAML mapping of field names to values; missing fields keep defaults."""
+        import yaml
+
+        data = yaml.safe_load(Path(path).read_text()) or {}
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown vision settings: {', '.join(sorted(unknown))}")
+        return cls(**data)
