@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -334,6 +335,90 @@ def history(
             )
 
 
+@app.command("score")
+def score(
+    dutch_photo: Annotated[
+        Path, typer.Option("--dutch", help="Photo of the sorted Dutch cards, backs up.")
+    ],
+    blitz_photo: Annotated[
+        Path | None, typer.Option("--blitz", help="Photo of the Blitz leftovers, backs up.")
+    ] = None,
+    game: GameOpt = None,
+    commit: Annotated[
+        bool, typer.Option("--commit", help="Append the round to the sheet with its evidence.")
+    ] = False,
+    accept: Annotated[
+        bool, typer.Option("--accept", help="Confirm the flagged cards: the counts stand.")
+    ] = False,
+    fix_dutch: CountsOpt = None,
+    fix_blitz: CountsOpt = None,
+    reason: Annotated[
+        str | None, typer.Option("--reason", help="Why counts were corrected or accepted.")
+    ] = None,
+    annotate: Annotated[
+        Path | None,
+        typer.Option("--annotate", help="Folder for annotated photos (default: in TALLERO_HOME)."),
+    ] = None,
+    model: Annotated[Path | None, typer.Option("--model", help="Detector to use.")] = None,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Score a round from photos: count every deck, map decks to players, show the round."""
+    from scoring.evidence import commit_photo_round, keep_photo, photo_round_json
+    from scoring.ledger import Evidence, Ledger, default_home
+    from scoring.parse import parse_counts
+    from scoring.report import round_table
+    from scoring.rules import build_round
+    from scoring.tally import Tally, round_from_tallies
+    from vision.photos import count_photos
+
+    home = default_home()
+    with Ledger.open(home) as ledger:
+        g = ledger.game(game)
+    named = g.setup.player_named
+    fixes_d = {named(k): v for k, v in parse_counts(fix_dutch or [], "Dutch").items()}
+    fixes_b = {named(k): v for k, v in parse_counts(fix_blitz or [], "Blitz").items()}
+    if (fixes_d or fixes_b) and not (reason and reason.strip()):
+        raise UsageError('a hand correction needs --reason "..."')
+    photos = count_photos(dutch_photo, blitz_photo, model, annotate or home / "annotated")
+    tallies = {
+        p.role: Tally(p.count.counts, p.count.unknown, tuple(p.count.uncertain)) for p in photos
+    }
+    result = round_from_tallies(g.setup, tallies["dutch"], tallies.get("blitz"), fixes_d, fixes_b)
+    counts = build_round(g.setup.players, result.dutch, result.blitz)
+    number = None
+    if commit:
+        evidence = []
+        for p in photos:
+            kept, sha = keep_photo(p.path, home)
+            evidence.append(Evidence(p.role, str(kept), sha, p.to_json(), p.count.model["name"]))
+        number = commit_photo_round(home, g.id, counts, result, evidence, accept, force, reason)
+        with Ledger.open(home) as ledger:
+            g = ledger.game(g.id)
+    if as_json:
+        emit_json(photo_round_json(g, counts, result, [p.to_json() for p in photos], number))
+        return
+    print_table(round_table(g, number, counts))
+    for p in photos:
+        typer.echo(f"{p.role} photo: {p.path} -> annotated: {p.annotated}")
+    if blitz_photo is None:
+        typer.echo("No Blitz photo: every Blitz pile counts 0 (correct with --fix-blitz).")
+    for line in result.corrections:
+        typer.echo(f"corrected by hand: {line}")
+    for problem in result.problems:
+        typer.echo(f"check: {problem}")
+    if number is not None:
+        typer.echo(f"Round {number} committed with its evidence.")
+        report_status(g)
+    elif result.problems:
+        typer.echo(
+            "Not committed. Look at the annotated photo, then --accept or correct with "
+            '--fix-dutch/--fix-blitz NAME=N --reason "...", and add --commit.'
+        )
+    else:
+        typer.echo("Not committed (add --commit to append it to the sheet).")
+
+
 DEMO_GAME = (
     ["game", "new", "Ann=pump", "Ben=carriage", "Cy=plow", "--target", "40", "--name", "Demo"],
     ["round", "--dutch", "Ann=14,Ben=9,Cy=11", "--blitz", "Ann=0,Ben=3,Cy=2"],
@@ -373,7 +458,248 @@ def demo() -> None:
 # --- dataset commands --------------------------------------------------------------------
 
 
+@dataset_app.command("synth")
+def dataset_synth(
+    out: Annotated[Path, typer.Argument(help="Folder to write images/, labels/, truth/ into.")],
+    n: Annotated[int, typer.Option("--n", help="Number of scenes.")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", help="Dataset seed; scene i depends on it.")] = 0,
+    kind: Annotated[
+        str, typer.Option("--kind", help="sorted, blitz, piles, layout or mixed.")
+    ] = "mixed",
+    min_visible: Annotated[
+        float, typer.Option("--min-visible", help="Smallest visible fraction of a card (0.2-1).")
+    ] = 0.3,
+    decks: Annotated[
+        int | None, typer.Option("--decks", help="4 (classic) or 8 (with expansion); default both.")
+    ] = None,
+    imgsz: Annotated[int, typer.Option("--imgsz", help="Long side of the images, px.")] = 640,
+    workers: Annotated[int, typer.Option("--workers", help="Processes to use.")] = 2,
+    art: Annotated[str, typer.Option("--art", help="Art style of the decks.")] = "standin",
+    start: Annotated[int, typer.Option("--start", help="Index of the first scene.")] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+) -> None:
+    """Write synthetic table photos with OBB labels and per-image truth JSON."""
+    import time
+
+    from vision.synth.generate import synthesize
+
+    if n < 1:
+        raise UsageError("--n must be at least 1")
+    if workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out} exists and is not a folder")
+    t0 = time.perf_counter()
+    try:
+        synthesize(
+            out,
+            n,
+            seed,
+            kind=kind,
+            min_visible=min_visible,
+            decks=decks,
+            imgsz=imgsz,
+            workers=workers,
+            progress=not quiet,
+            art=art,
+            start=start,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    dt = time.perf_counter() - t0
+    typer.echo(f"{n} scenes in {dt:.1f} s ({n / dt:.1f} scenes/s) -> {out / 'data.yaml'}")
+
+
+@dataset_app.command("preview")
+def dataset_preview(
+    directory: Annotated[Path, typer.Argument(help="A synthetic dataset folder.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Contact sheet file (default DIR/preview.jpg).")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", help="Number of images on the sheet.")] = 16,
+    cols: Annotated[int, typer.Option("--cols", help="Images per row.")] = 4,
+    no_labels: Annotated[bool, typer.Option("--no-labels", help="Images only.")] = False,
+) -> None:
+    """Write a contact sheet of the dataset with the labels drawn on the cards."""
+    from vision.synth.preview import contact_sheet
+
+    if limit < 1 or cols < 1:
+        raise UsageError("--limit and --cols must be at least 1")
+    if not (directory / "truth").is_dir():
+        raise UsageError(f"{directory}: no truth/ folder; not a synthetic dataset")
+    try:
+        path = contact_sheet(directory, out, limit=limit, cols=cols, labels=not no_labels)
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+    typer.echo(f"contact sheet: {path}")
+
+
 # --- camera commands ---------------------------------------------------------------------
+
+
+ModelOpt = Annotated[
+    Path | None,
+    typer.Option("--model", help="Card detector .onnx (or .pt via ultralytics); default: shipped."),
+]
+DecksOpt = Annotated[
+    str | None,
+    typer.Option("--decks", help="Decks of the profile, comma-separated (default: all known)."),
+]
+ThreadsOpt = Annotated[int | None, typer.Option("--threads", help="CPU threads for inference.")]
+
+
+def _profile(decks: str | None) -> tuple[str, ...] | None:
+    if decks is None:
+        return None
+    names = tuple(d.strip() for d in decks.split(",") if d.strip())
+    if not names:
+        raise UsageError("--decks needs at least one deck id")
+    return names
+
+
+def _annotated_path(out: Path, image: Path, several: bool) -> Path:
+    if not several and out.suffix.lower() in (".png", ".jpg", ".jpeg", ".webp", ".bmp"):
+        return out
+    return out / f"{image.stem}.annotated.png"
+
+
+@app.command("count")
+def count(
+    images: Annotated[list[Path], typer.Argument(help="Photos or frames of the table.")],
+    as_json: JsonOpt = False,
+    annotate: Annotated[
+        Path | None,
+        typer.Option("--annotate", help="Write the annotated image here (a folder for several)."),
+    ] = None,
+    model: ModelOpt = None,
+    decks: DecksOpt = None,
+    threads: ThreadsOpt = None,
+) -> None:
+    """Find every card with its deck and count the cards of each deck."""
+    from scoring.errors import ImageError
+    from vision.counter import Counter
+
+    counter = Counter(model_path=model, decks=_profile(decks), threads=threads)
+    bad = 0
+    several = len(images) > 1
+    for image in images:
+        try:
+            result = counter.count(image)
+        except ImageError as exc:
+            typer.echo(f"tallero: error: {exc}", err=True)
+            bad += 1
+            continue
+        if as_json:
+            emit_json(result.to_json())
+        else:
+            counts = ", ".join(f"{d} {n}" for d, n in result.counts.items())
+            faces = int((result.cards.side == 1).sum())
+            line = f"{image}: {counts}; unknown {result.unknown}; faces {faces}"
+            if result.uncertain:
+                line += f"; uncertain cards {', '.join(map(str, result.uncertain))}"
+            typer.echo(line)
+        if annotate is not None:
+            import cv2
+
+            from vision.annotate import CountAnnotator
+            from vision.imageio import load_image
+
+            target = _annotated_path(annotate, image, several)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            drawn = CountAnnotator().annotate(load_image(image), result)
+            if not cv2.imwrite(str(target), drawn):
+                fail(f"cannot write {target}")
+    if bad:
+        raise typer.Exit(1)
+
+
+@app.command("eval")
+def eval_(
+    directory: Annotated[Path, typer.Argument(help="Labelled synthetic set (images/, truth/).")],
+    model: ModelOpt = None,
+    as_json: JsonOpt = False,
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N images.")] = None,
+    threads: ThreadsOpt = None,
+) -> None:
+    """Score the counter on a labelled synthetic set, per layout kind and visibility band."""
+    from vision.counter import Counter
+    from vision.evaluate import evaluate_dir, format_table
+
+    if not (directory / "truth").is_dir():
+        raise UsageError(f"{directory}: no truth/ folder; not a labelled synthetic set")
+    counter = Counter(model_path=model, threads=threads)
+
+    def progress(done: int, total: int) -> None:
+        if not as_json and (done % 25 == 0 or done == total):
+            typer.echo(f"  {done}/{total} images", err=True)
+
+    ev = evaluate_dir(directory, counter, limit=limit, progress=progress)
+    if as_json:
+        payload = ev.to_json()
+        payload["model"] = counter.model_info
+        emit_json(payload)
+    else:
+        typer.echo(format_table(ev))
+
+
+@app.command("bench")
+def bench(
+    as_json: JsonOpt = False,
+    frames: Annotated[int, typer.Option("--frames", help="Frames to time (>= 100).")] = 120,
+    model: ModelOpt = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option("--baseline", help="Weights for the plain ultralytics baseline (.pt)."),
+    ] = None,
+) -> None:
+    """Time the live path (640x480 frames) and a 12 MP photo, against plain ultralytics."""
+    from vision.bench import format_bench, run_bench
+
+    result = run_bench(frames=frames, model_path=model, baseline_path=baseline)
+    emit_json(result) if as_json else typer.echo(format_bench(result))
+
+
+@app.command("train")
+def train(
+    data: Annotated[Path, typer.Option("--data", help="Where the synthetic scenes go.")] = Path(
+        "data/cards"
+    ),
+    runs: Annotated[Path, typer.Option("--runs", help="Training runs and checkpoints.")] = Path(
+        "runs"
+    ),
+    out: Annotated[Path, typer.Option("--out", help="Where the exported models go.")] = Path(
+        "models"
+    ),
+    images: Annotated[int, typer.Option("--images", help="Training scenes.")] = 2000,
+    epochs: Annotated[int, typer.Option("--epochs", help="Detector epochs.")] = 30,
+    imgsz: Annotated[int, typer.Option("--imgsz", help="Detector input size, px.")] = 320,
+    stage: Annotated[
+        str, typer.Option("--stage", help="all, data, detector, classifier or export.")
+    ] = "all",
+) -> None:
+    """Reproduce the shipped models: scenes, detector, deck classifier, ONNX export.
+
+    Stages whose output exists are skipped; an interrupted detector resumes from its
+    last epoch.
+    """
+    from vision import train as t
+
+    stages = ("data", "detector", "classifier", "export")
+    if stage != "all" and stage not in stages:
+        raise UsageError(f"--stage must be all or one of {', '.join(stages)}")
+    recipe = t.TrainRecipe(train_images=images, epochs=epochs, imgsz_px=imgsz)
+    todo = stages if stage == "all" else (stage,)
+    data_yaml = data / "cards.yaml"
+    if "data" in todo:
+        data_yaml = t.make_data(data, recipe)
+    if "detector" in todo:
+        t.train_detector(data_yaml, runs.resolve(), recipe)
+    if "classifier" in todo:
+        t.train_classifier(data, out / "tallero-decks.onnx", recipe)
+    if "export" in todo:
+        t.export_detector(
+            runs.resolve() / "cards" / "weights" / "best.pt", out / "tallero-cards.onnx", recipe
+        )
 
 
 def main() -> None:

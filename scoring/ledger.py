@@ -317,6 +317,7 @@ class Ledger:
         force: bool = False,
         evidence: Sequence[Evidence] = (),
         extra_warnings: Sequence[str] = (),
+        reason: str | None = None,
     ) -> int:
         """Append a round to a game that is not over; returns the round's number.
 
@@ -338,7 +339,7 @@ class Ledger:
                 (game_id, number, _now()),
             )
             self._write_revision(
-                db, int(cur.lastrowid or 0), 1, "new", None, counts, warnings, force, evidence
+                db, int(cur.lastrowid or 0), 1, "new", reason, counts, warnings, force, evidence
             )
         return number
 

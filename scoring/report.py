@@ -154,20 +154,22 @@ def sheet_notes(game: Game) -> list[str]:
     return notes
 
 
-def round_table(game: Game, number: int, counts: RoundCounts) -> Table:
-    """One round: each player's cards and points, and the totals after it."""
+def round_table(game: Game, number: int | None, counts: RoundCounts) -> Table:
+    """One round: each player's cards and points, and the totals after it.
+
+    ``number`` None is a round not (yet) on the sheet: it has no totals column.
+    """
     totals = game.standing().totals
-    table = Table(title=f"Round {number} of {game.name}", title_justify="left")
-    for col in ("Player", "Deck", "Dutch", "Blitz", "Points", "Total"):
+    if number is None:
+        title = f"Round from photos, not on the sheet of {game.name}"
+    else:
+        title = f"Round {number} of {game.name}"
+    table = Table(title=title, title_justify="left")
+    columns = ["Player", "Deck", "Dutch", "Blitz", "Points"] + (["Total"] if number else [])
+    for col in columns:
         table.add_column(col, justify="left" if col in ("Player", "Deck") else "right")
     for seat in game.setup.seats:
         c = counts[seat.player]
-        table.add_row(
-            seat.player,
-            seat.deck.display,
-            str(c.dutch),
-            str(c.blitz),
-            f"{c.points:+d}",
-            str(totals[seat.player]),
-        )
+        row = [seat.player, seat.deck.display, str(c.dutch), str(c.blitz), f"{c.points:+d}"]
+        table.add_row(*row, *([str(totals[seat.player])] if number else []))
     return table

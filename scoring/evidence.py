@@ -1,0 +1,94 @@
+"""Keeping a scored round's evidence: the photos themselves and what the camera saw.
+
+Photos are copied into ``$TALLERO_HOME/evidence`` under their sha256, so an audit still
+works after the originals are moved or deleted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from scoring.errors import NeedsForce
+from scoring.ledger import Evidence, Game, Ledger
+from scoring.report import counts_json, standing_json
+from scoring.rules import RoundCounts
+from scoring.tally import PhotoRound
+
+EVIDENCE_DIR = "evidence"
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def keep_photo(path: Path, home: Path) -> tuple[Path, str]:
+    """Copy ``path`` into the evidence folder (once per content); returns (copy, sha256)."""
+    sha = file_sha256(path)
+    folder = home / EVIDENCE_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    kept = folder / f"{sha}{path.suffix.lower()}"
+    if not kept.exists():
+        tmp = kept.with_name(kept.name + ".part")
+        shutil.copyfile(path, tmp)
+        os.replace(tmp, kept)  # atomic: a crash never leaves half a photo under its hash
+    return kept, sha
+
+
+def commit_photo_round(
+    home: Path,
+    game_id: int,
+    counts: RoundCounts,
+    result: PhotoRound,
+    evidence: Sequence[Evidence],
+    accept: bool,
+    force: bool,
+    reason: str | None,
+) -> int:
+    """Append a round read off photos; flagged problems need ``accept`` or corrections."""
+    if result.problems and not (accept or result.corrections):
+        raise NeedsForce(
+            "not committed: "
+            + "; ".join(result.problems)
+            + ". Look at the annotated photo, then confirm with --accept or correct with "
+            "--fix-dutch/--fix-blitz NAME=N --reason"
+        )
+    notes = [f"corrected by hand: {c}" for c in result.corrections]
+    if accept:
+        notes += [f"accepted: {p}" for p in result.problems]
+    note = "; ".join(notes)
+    if reason and reason.strip():
+        note = f"{note} ({reason.strip()})" if note else reason.strip()
+    with Ledger.open(home) as ledger:
+        return ledger.add_round(
+            game_id, counts, force=force, evidence=evidence, reason=note or None
+        )
+
+
+def photo_round_json(
+    game: Game,
+    counts: RoundCounts,
+    result: PhotoRound,
+    photos: Sequence[dict[str, Any]],
+    number: int | None,
+) -> dict[str, Any]:
+    """``tallero score --json``: the round read off the photos, and the standing."""
+    return {
+        "game": game.id,
+        "round": number,
+        "committed": number is not None,
+        "players": counts_json(counts),
+        "decks": {s.deck.id: s.player for s in game.setup.seats},
+        "photos": list(photos),
+        "problems": list(result.problems),
+        "corrections": list(result.corrections),
+        **standing_json(game),
+    }

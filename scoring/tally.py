@@ -1,0 +1,77 @@
+"""From counts per deck (what the camera saw) to a round's counts per player.
+
+A ``Tally`` is plain numbers: how many backs of each deck, how many backs matched no deck,
+and which card numbers the camera is unsure of. Nothing here knows about pixels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from scoring.game import GameSetup
+from scoring.rules import BLITZ_PILE_SIZE, DECK_SIZE
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Counts per deck id from one photo, with how sure the camera is."""
+
+    counts: Mapping[str, int]
+    unknown: int = 0
+    uncertain: tuple[int, ...] = ()  # card numbers as drawn on the annotated image
+
+
+@dataclass(frozen=True)
+class PhotoRound:
+    """A round read off photos: per-player counts and what needs a human look."""
+
+    dutch: dict[str, int]
+    blitz: dict[str, int]
+    problems: tuple[str, ...] = ()
+    corrections: tuple[str, ...] = field(default=())
+
+
+def round_from_tallies(
+    setup: GameSetup,
+    dutch: Tally,
+    blitz: Tally | None,
+    fix_dutch: Mapping[str, int] | None = None,
+    fix_blitz: Mapping[str, int] | None = None,
+) -> PhotoRound:
+    """Map each deck's count to the player who owns it, and list what looks wrong.
+
+    Without a Blitz photo every Blitz pile counts 0 unless corrected by hand.
+    ``fix_dutch`` / ``fix_blitz`` (player -> count) replace what the camera counted.
+    """
+    problems: list[str] = []
+    game_decks = {seat.deck.id for seat in setup.seats}
+    per_player: dict[str, dict[str, int]] = {}
+    for label, tally in (("Dutch", dutch), ("Blitz", blitz)):
+        if tally is None:
+            per_player[label] = {p: 0 for p in setup.players}
+            continue
+        per_player[label] = {s.player: int(tally.counts.get(s.deck.id, 0)) for s in setup.seats}
+        where = f"in the {label} photo"
+        for deck, n in sorted(tally.counts.items()):
+            if n and deck not in game_decks:
+                problems.append(f"{n} card(s) of deck {deck!r} {where}, which no player uses")
+        limit = DECK_SIZE if label == "Dutch" else BLITZ_PILE_SIZE
+        for seat in setup.seats:
+            n = per_player[label][seat.player]
+            if n > limit:
+                problems.append(
+                    f"{n} {seat.deck.display} cards {where}: more than {limit} is impossible"
+                )
+        if tally.unknown:
+            problems.append(f"{tally.unknown} back(s) {where} match no deck of this game")
+        if tally.uncertain:
+            ids = ", ".join(f"#{i}" for i in tally.uncertain)
+            problems.append(f"uncertain card(s) {where}: {ids}")
+    corrections = []
+    for label, fixes in (("Dutch", fix_dutch or {}), ("Blitz", fix_blitz or {})):
+        for player, n in fixes.items():
+            old = per_player[label][player]
+            per_player[label][player] = n
+            corrections.append(f"{player} {label} {old} -> {n}")
+    return PhotoRound(per_player["Dutch"], per_player["Blitz"], tuple(problems), tuple(corrections))

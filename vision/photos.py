@@ -1,0 +1,44 @@
+"""Counting the photos of one round (Dutch cards, Blitz leftovers) with one model load."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vision.counter import Count, Counter
+
+
+@dataclass(frozen=True)
+class CountedPhoto:
+    role: str  # "dutch" or "blitz"
+    path: Path
+    count: Count
+    annotated: Path
+
+    def to_json(self) -> dict[str, Any]:
+        return {"role": self.role, **self.count.to_json(), "annotated": str(self.annotated)}
+
+
+def count_photos(
+    dutch: Path, blitz: Path | None, model: Path | None, annotate_dir: Path
+) -> list[CountedPhoto]:
+    """Count each photo and write its annotated copy into ``annotate_dir``."""
+    import cv2
+
+    from vision.annotate import CountAnnotator
+    from vision.imageio import load_image
+
+    counter = Counter(model_path=model)
+    annotator = CountAnnotator()
+    annotate_dir.mkdir(parents=True, exist_ok=True)
+    out = []
+    for role, path in (("dutch", dutch), ("blitz", blitz)):
+        if path is None:
+            continue
+        image = load_image(path, counter.settings)
+        count = counter.count(image, name=str(path))
+        target = annotate_dir / f"{Path(path).stem}-{role}-counted.jpg"
+        cv2.imwrite(str(target), annotator.annotate(image, count))
+        out.append(CountedPhoto(role, Path(path), count, target))
+    return out
