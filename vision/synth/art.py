@@ -1,0 +1,117 @@
+"""Art styles and the per-worker pool of pre-rendered cards.
+
+A style is a module with three drawing functions (see :class:`ArtStyle`); the scene code only
+ever sees an :class:`ArtPool` of textures, so a second, independent style (other drawings,
+line work, inks) is one new module plus one line in ``STYLES``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from vision.synth.decks import (
+    ALL_DECKS,
+    ART_PX_PER_MM,
+    CARD_H_PX,
+    CARD_W_PX,
+    CORNER_RADIUS_MM,
+    FACE_COLORS,
+    FACE_VALUES,
+)
+from vision.synth.print_effects import card_alpha
+
+# style name -> module defining draw_back, draw_face, draw_random_card
+STYLES: dict[str, str] = {
+    "standin": "vision.synth.art_standin",
+    "heirloom": "vision.synth.art_heirloom",  # held out: never used for training
+}
+
+
+class ArtStyle(Protocol):
+    def draw_back(self, deck: str, rng: np.random.Generator, w: int, h: int) -> np.ndarray: ...
+
+    def draw_face(
+        self, color: str, value: int, rng: np.random.Generator, w: int, h: int
+    ) -> np.ndarray: ...
+
+    def draw_random_card(self, rng: np.random.Generator, w: int, h: int) -> np.ndarray: ...
+
+
+def load_style(name: str) -> ArtStyle:
+    """The art style called ``name``; ValueError for an unknown one."""
+    if name not in STYLES:
+        raise ValueError(f"unknown art style {name!r}; known: {', '.join(sorted(STYLES))}")
+    return importlib.import_module(STYLES[name])  # type: ignore[return-value]
+
+
+@dataclass
+class Texture:
+    """A card picture as BGRA mip levels (level k is 2**-k the size of level 0)."""
+
+    levels: list[np.ndarray]
+
+    def level_for(self, px_per_texel: float) -> tuple[np.ndarray, float]:
+        """The coarsest level still at least as sharp as the output, and its scale factor."""
+        k = 0
+        while k + 1 < len(self.levels) and px_per_texel * (2 ** (k + 1)) <= 1.2:
+            k += 1
+        return self.levels[k], 2.0**-k
+
+
+def make_texture(bgr: np.ndarray, alpha: np.ndarray) -> Texture:
+    """Mip levels of a card, colour premultiplied by alpha so warped edges blend cleanly."""
+    pre = (bgr.astype(np.float32) * (alpha[..., None].astype(np.float32) / 255)).round()
+    lv = [np.dstack([pre.astype(np.uint8), alpha])]
+    for _ in range(3):
+        lv.append(cv2.pyrDown(lv[-1]))
+    return Texture(lv)
+
+
+class ArtPool:
+    """Pre-rendered variants of every back, face and some random cards, built from one rng.
+
+    Scenes draw from the pool instead of painting each card, which keeps generation fast; the
+    pool is rebuilt for every block of scenes, so the dataset still sees many prints.
+    """
+
+    def __init__(
+        self,
+        style_name: str,
+        rng: np.random.Generator,
+        back_variants: int = 8,
+        face_variants: int = 2,
+        random_cards: int = 24,
+    ) -> None:
+        style = load_style(style_name)
+        w, h = CARD_W_PX, CARD_H_PX
+        alpha = card_alpha(w, h, CORNER_RADIUS_MM * ART_PX_PER_MM)
+        self.backs = {
+            d: [make_texture(style.draw_back(d, rng, w, h), alpha) for _ in range(back_variants)]
+            for d in ALL_DECKS
+        }
+        self.faces = {
+            (c, v): [
+                make_texture(style.draw_face(c, v, rng, w, h), alpha) for _ in range(face_variants)
+            ]
+            for c in FACE_COLORS
+            for v in FACE_VALUES
+        }
+        self.randoms = [
+            make_texture(style.draw_random_card(rng, w, h), alpha) for _ in range(random_cards)
+        ]
+
+    def back(self, deck: str, rng: np.random.Generator) -> Texture:
+        v = self.backs[deck]
+        return v[int(rng.integers(len(v)))]
+
+    def face(self, color: str, value: int, rng: np.random.Generator) -> Texture:
+        v = self.faces[(color, value)]
+        return v[int(rng.integers(len(v)))]
+
+    def random(self, k: int) -> Texture:
+        return self.randoms[k % len(self.randoms)]

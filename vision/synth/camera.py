@@ -1,0 +1,92 @@
+"""A perspective camera looking down at the table: tilt, any rotation, framing the cards.
+
+Image coordinates are continuous: pixel (i, j) covers [i, i+1) x [j, j+1), so the centre of
+the top-left pixel is (0.5, 0.5). Every homography here maps table millimetres to them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Camera:
+    """Table-plane (mm) to image (px) homography plus the frame it was made for."""
+
+    H: np.ndarray
+    width: int
+    height: int
+    tilt_deg: float
+    yaw_deg: float
+    px_per_mm: float  # at the middle of the cards
+
+    def project(self, pts_mm: np.ndarray) -> np.ndarray:
+        return project(self.H, pts_mm)
+
+
+def project(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.asarray(pts, np.float64)
+    shp = p.shape
+    p = p.reshape(-1, 2)
+    q = np.c_[p, np.ones(len(p))] @ H.T
+    return (q[:, :2] / q[:, 2:3]).reshape(shp)
+
+
+def _rot_x(a: float) -> np.ndarray:
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+
+
+def _rot_z(a: float) -> np.ndarray:
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+
+
+def frame_cards(
+    content_mm: np.ndarray,
+    card_len_px: float,
+    width: int,
+    height: int,
+    rng: np.random.Generator,
+    tilt_deg: float,
+    yaw_deg: float,
+    margin: float = 0.04,
+    centre_jitter: float = 0.12,
+) -> Camera:
+    """A camera that sees every point of ``content_mm`` (N x 2), with cards about
+    ``card_len_px`` long (less if the content would not fit), tilted and rotated as given.
+
+    The camera distance is a few times the frame's footprint on the table, as for a phone or
+    webcam, so the horizon always stays well outside the picture.
+    """
+    pts = np.asarray(content_mm, np.float64).reshape(-1, 2)
+    ctr = (pts.min(0) + pts.max(0)) / 2
+    s_px_mm = card_len_px / 87.0
+    k_dist = rng.uniform(1.9, 3.2)
+    R = _rot_x(np.deg2rad(tilt_deg)) @ _rot_z(np.deg2rad(yaw_deg))
+    T = np.array([[1, 0, -ctr[0]], [0, 1, -ctr[1]], [0, 0, 1]], np.float64)
+    avail = np.array([width, height]) * (1 - 2 * margin)
+    for _ in range(4):
+        # the frame's footprint on the table sets the distance, as for a phone or webcam
+        footprint_mm = 0.5 * np.hypot(width, height) / s_px_mm
+        dist = footprint_mm * k_dist
+        # table (x, y, 0) -> camera: X = R [x - cx, y - cy, 0] + [0, 0, dist]
+        H0 = np.c_[R[:, 0], R[:, 1], [0, 0, dist]] @ T
+        f = s_px_mm * dist
+        H = np.diag([f, f, 1.0]) @ H0
+        proj = project(H, pts)
+        size = np.maximum(proj.max(0) - proj.min(0), 1e-6)
+        shrink = float(np.min(avail / size))
+        if shrink >= 0.999:
+            break
+        s_px_mm *= shrink * 0.995
+    proj = project(H, pts)
+    lo, hi = proj.min(0), proj.max(0)
+    size = hi - lo
+    slack = np.maximum(avail - size, 0)
+    want = np.array([width, height]) / 2 - (lo + hi) / 2
+    want += rng.uniform(-1, 1, 2) * np.minimum(slack / 2, np.array([width, height]) * centre_jitter)
+    H = np.array([[1, 0, want[0]], [0, 1, want[1]], [0, 0, 1]]) @ H
+    return Camera(H, width, height, tilt_deg, yaw_deg, s_px_mm)

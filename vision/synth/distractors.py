@@ -1,0 +1,202 @@
+"""Things that lie on a real table: coins, a phone, paper, pens and hands.
+
+Each distractor is painted into a small patch (premultiplied colour + alpha) in image space,
+so the scene can first test whether it would hide too much of a card before laying it down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.synth.camera import Camera, project
+from vision.synth.print_effects import rounded_rect_pts
+
+
+@dataclass
+class Patch:
+    """A painted object: ``color`` (h x w x 3 float32, premultiplied) and ``alpha`` (0..1)."""
+
+    x0: int
+    y0: int
+    color: np.ndarray
+    alpha: np.ndarray
+    kind: str
+
+    def composite(self, img: np.ndarray) -> None:
+        h, w = self.alpha.shape
+        roi = img[self.y0 : self.y0 + h, self.x0 : self.x0 + w]
+        a = self.alpha[..., None]
+        roi[:] = roi * (1 - a) + self.color
+
+
+class _Canvas:
+    """Paints polygons given in table mm into one patch around them."""
+
+    def __init__(self, cam: Camera, outline_mm: np.ndarray, pad: int = 3) -> None:
+        self.cam = cam
+        p = project(cam.H, outline_mm)
+        lo = np.floor(p.min(0)).astype(int) - pad
+        hi = np.ceil(p.max(0)).astype(int) + pad
+        lo = np.maximum(lo, 0)
+        hi = np.minimum(hi, [cam.width, cam.height])
+        self.x0, self.y0 = int(lo[0]), int(lo[1])
+        self.w, self.h = max(1, int(hi[0] - lo[0])), max(1, int(hi[1] - lo[1]))
+        self.color = np.zeros((self.h, self.w, 3), np.float32)
+        self.alpha = np.zeros((self.h, self.w), np.float32)
+
+    def _mask(self, pts_mm: np.ndarray) -> np.ndarray:
+        p = project(self.cam.H, pts_mm) - (self.x0 + 0.5, self.y0 + 0.5)
+        m = np.zeros((self.h, self.w), np.uint8)
+        cv2.fillPoly(m, [np.round(p * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
+        return m.astype(np.float32) / 255
+
+    def _line_mask(self, pts_mm: np.ndarray, thick_px: int) -> np.ndarray:
+        p = project(self.cam.H, pts_mm) - (self.x0 + 0.5, self.y0 + 0.5)
+        m = np.zeros((self.h, self.w), np.uint8)
+        cv2.polylines(
+            m, [np.round(p * 16).astype(np.int32)], False, 255, max(1, thick_px), cv2.LINE_AA, 4
+        )
+        return m.astype(np.float32) / 255
+
+    def paint(
+        self,
+        m: np.ndarray,
+        bgr: np.ndarray,
+        shade: float = 0.0,
+        angle: float = 0.0,
+        opacity: float = 1.0,
+    ) -> None:
+        col = np.broadcast_to(np.asarray(bgr, np.float32), (self.h, self.w, 3))
+        if shade:
+            yy, xx = np.mgrid[0 : self.h, 0 : self.w].astype(np.float32)
+            g = (xx * np.cos(angle) + yy * np.sin(angle)) / max(self.w, self.h)
+            col = col * (1 - shade * (g - 0.5))[..., None]
+        a = m * opacity
+        self.color = self.color * (1 - a[..., None]) + col * a[..., None]
+        self.alpha = self.alpha * (1 - a) + a
+
+    def patch(self, kind: str) -> Patch:
+        return Patch(self.x0, self.y0, self.color, self.alpha, kind)
+
+
+def _rot(pts: np.ndarray, a: float, c: np.ndarray) -> np.ndarray:
+    r = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    return pts @ r.T + c
+
+
+def _circle(r: float, n: int = 32) -> np.ndarray:
+    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    return np.stack([r * np.cos(t), r * np.sin(t)], 1)
+
+
+def coin(cam: Camera, c: np.ndarray, rng: np.random.Generator) -> Patch:
+    r = rng.uniform(8, 13.5)
+    metal = np.array([[90, 140, 190], [180, 180, 180], [60, 150, 200], [70, 110, 170]], np.float32)[
+        int(rng.integers(4))
+    ] * rng.uniform(0.7, 1.15)
+    cv = _Canvas(cam, _circle(r) + c)
+    cv.paint(cv._mask(_circle(r) + c), metal * 0.7)
+    cv.paint(cv._mask(_circle(r * 0.86) + c), metal, shade=0.6, angle=rng.uniform(0, 6.3))
+    for _ in range(3):
+        q = rng.uniform(-0.5, 0.5, 2) * r + c
+        cv.paint(cv._mask(_circle(r * rng.uniform(0.1, 0.3), 12) + q), metal * 1.15, opacity=0.5)
+    return cv.patch("coin")
+
+
+def phone(cam: Camera, c: np.ndarray, rng: np.random.Generator) -> Patch:
+    w, h = rng.uniform(68, 78), rng.uniform(140, 162)
+    a = rng.uniform(0, np.pi)
+    body = _rot(rounded_rect_pts(-w / 2, -h / 2, w / 2, h / 2, 8, 5), a, c)
+    case = np.array(
+        [[20, 20, 20], [40, 40, 45], [180, 180, 180], [120, 60, 30], [60, 60, 160]], np.float32
+    )[int(rng.integers(5))]
+    cv = _Canvas(cam, body)
+    cv.paint(cv._mask(body), case, shade=0.3, angle=rng.uniform(0, 6.3))
+    if rng.random() < 0.6:  # screen up: dark glass with a reflection
+        scr = _rot(rounded_rect_pts(-w / 2 + 3, -h / 2 + 3, w / 2 - 3, h / 2 - 3, 6, 4), a, c)
+        glass = np.array([25, 22, 20], np.float32) + rng.uniform(0, 60, 3).astype(np.float32)
+        cv.paint(cv._mask(scr), glass, shade=rng.uniform(0.3, 1.2), angle=rng.uniform(0, 6.3))
+    else:  # back up: a camera bump
+        bump = _rot(rounded_rect_pts(-w / 2 + 5, -h / 2 + 5, -w / 2 + 30, -h / 2 + 32, 6, 4), a, c)
+        cv.paint(cv._mask(bump), case * 0.6)
+    return cv.patch("phone")
+
+
+def paper(cam: Camera, c: np.ndarray, rng: np.random.Generator) -> Patch:
+    w, h = (148, 210) if rng.random() < 0.5 else (210, 297)
+    a = rng.uniform(0, np.pi)
+    sheet = _rot(
+        np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]]), a, c
+    )
+    cv = _Canvas(cam, sheet)
+    white = np.array([238, 243, 245], np.float32) * rng.uniform(0.85, 1.0)
+    cv.paint(cv._mask(sheet), white, shade=0.1, angle=rng.uniform(0, 6.3))
+    px = max(1, int(round(cam.px_per_mm * 0.3)))
+    if rng.random() < 0.7:  # a ruled score sheet with some scribbles
+        ink = np.array([180, 130, 110], np.float32)
+        for yl in np.arange(-h / 2 + 20, h / 2 - 5, rng.uniform(7, 10)):
+            cv.paint(
+                cv._line_mask(_rot(np.array([[-w / 2 + 5, yl], [w / 2 - 5, yl]]), a, c), px),
+                ink,
+                opacity=0.6,
+            )
+        pen = (
+            np.array([110, 50, 30], np.float32)
+            if rng.random() < 0.5
+            else np.array([40, 40, 40], np.float32)
+        )
+        for _ in range(int(rng.integers(3, 15))):
+            s = np.array(
+                [rng.uniform(-w / 2 + 10, w / 2 - 30), rng.uniform(-h / 2 + 20, h / 2 - 10)]
+            )
+            pts = s + np.cumsum(rng.normal(0, 2.5, (8, 2)) + (2.5, 0), 0)
+            cv.paint(cv._line_mask(_rot(pts, a, c), px + 1), pen, opacity=0.85)
+    return cv.patch("paper")
+
+
+def pen(cam: Camera, c: np.ndarray, rng: np.random.Generator) -> Patch:
+    ln, r = rng.uniform(120, 150), rng.uniform(4, 5.5)
+    a = rng.uniform(0, np.pi)
+    body = _rot(rounded_rect_pts(-ln / 2, -r, ln / 2, r, r * 0.9, 5), a, c)
+    col = np.array(
+        [[30, 30, 30], [160, 60, 20], [30, 30, 170], [220, 220, 220], [40, 140, 40]], np.float32
+    )[int(rng.integers(5))]
+    cv = _Canvas(cam, body)
+    cv.paint(cv._mask(body), col, shade=0.8, angle=a + np.pi / 2)
+    cap = _rot(rounded_rect_pts(ln / 2 - 40, -r * 1.05, ln / 2, r * 1.05, r, 4), a, c)
+    cv.paint(cv._mask(cap), col * 0.6, shade=0.8, angle=a + np.pi / 2)
+    tip = _rot(np.array([[-ln / 2, -r * 0.6], [-ln / 2 - 10, 0], [-ln / 2, r * 0.6]]), a, c)
+    cv.paint(cv._mask(tip), np.array([180, 180, 180], np.float32))
+    return cv.patch("pen")
+
+
+def hand(cam: Camera, c: np.ndarray, rng: np.random.Generator, toward: float) -> Patch:
+    """A hand-like shape reaching in along direction ``toward`` (radians), palm at ``c``."""
+    skin = np.array([[120, 160, 215], [95, 135, 190], [60, 95, 140], [45, 70, 100]], np.float32)[
+        int(rng.integers(4))
+    ] * rng.uniform(0.85, 1.1)
+    s = rng.uniform(0.85, 1.15)
+    palm = np.array([[-40, -45], [40, -45], [45, 40], [-45, 40]]) * s
+    fingers = []
+    for k, (fx, fl) in enumerate(zip((-30, -10, 10, 30), (70, 80, 76, 60), strict=True)):
+        spread = rng.normal(0, 0.08) + (k - 1.5) * 0.06
+        f = rounded_rect_pts(-8, -fl, 8, 0, 7.5, 4) * s
+        fingers.append(_rot(f, spread, np.array([fx * s, -42 * s])))
+    thumb = _rot(
+        rounded_rect_pts(-9, -55, 9, 0, 8.5, 4) * s,
+        -1.0 + rng.normal(0, 0.2),
+        np.array([-40 * s, 5 * s]),
+    )
+    arm = np.array([[-42, 30], [42, 30], [48, 260], [-48, 260]]) * s
+    a = toward - np.pi / 2 + np.pi  # the shape is drawn reaching "up"; turn it
+    parts = [_rot(p, a, c) for p in (arm, palm, thumb, *fingers)]
+    cv = _Canvas(cam, np.vstack(parts))
+    ang = rng.uniform(0, 6.3)
+    for p in parts:
+        cv.paint(cv._mask(p), skin, shade=0.35, angle=ang)
+    cv.alpha = cv2.GaussianBlur(cv.alpha, (3, 3), 0)
+    cv.color = cv2.GaussianBlur(cv.color, (3, 3), 0)
+    return cv.patch("hand")
