@@ -53,12 +53,16 @@ class _Canvas:
         cv2.fillPoly(m, [np.round(p * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
         return m.astype(np.float32) / 255
 
-    def _line_mask(self, pts_mm: np.ndarray, thick_px: int) -> np.ndarray:
-        p = project(self.cam.H, pts_mm) - (self.x0 + 0.5, self.y0 + 0.5)
+    def _line_mask(self, lines_mm: list[np.ndarray], thick_px: int) -> np.ndarray:
+        """Mask of several polylines (each N x 2 table mm) drawn at once."""
         m = np.zeros((self.h, self.w), np.uint8)
-        cv2.polylines(
-            m, [np.round(p * 16).astype(np.int32)], False, 255, max(1, thick_px), cv2.LINE_AA, 4
-        )
+        polys = [
+            np.round((project(self.cam.H, p) - (self.x0 + 0.5, self.y0 + 0.5)) * 16).astype(
+                np.int32
+            )
+            for p in lines_mm
+        ]
+        cv2.polylines(m, polys, False, 255, max(1, thick_px), cv2.LINE_AA, 4)
         return m.astype(np.float32) / 255
 
     def paint(
@@ -69,14 +73,22 @@ class _Canvas:
         angle: float = 0.0,
         opacity: float = 1.0,
     ) -> None:
-        col = np.broadcast_to(np.asarray(bgr, np.float32), (self.h, self.w, 3))
+        """Lay colour ``bgr`` where mask ``m`` is, with a linear ``shade`` along ``angle``."""
+        x, y, w, h = cv2.boundingRect((m > 0).astype(np.uint8))
+        if w == 0 or h == 0:
+            return
+        sub = (slice(y, y + h), slice(x, x + w))
+        a = m[sub] * opacity
+        col = np.empty((h, w, 3), np.float32)
+        col[:] = np.asarray(bgr, np.float32)
         if shade:
-            yy, xx = np.mgrid[0 : self.h, 0 : self.w].astype(np.float32)
-            g = (xx * np.cos(angle) + yy * np.sin(angle)) / max(self.w, self.h)
-            col = col * (1 - shade * (g - 0.5))[..., None]
-        a = m * opacity
-        self.color = self.color * (1 - a[..., None]) + col * a[..., None]
-        self.alpha = self.alpha * (1 - a) + a
+            gx = (np.arange(x, x + w, dtype=np.float32) * np.float32(np.cos(angle)))[None, :]
+            gy = (np.arange(y, y + h, dtype=np.float32) * np.float32(np.sin(angle)))[:, None]
+            g = (gx + gy) / np.float32(max(self.w, self.h))
+            col *= (1 - shade * (g - 0.5))[..., None]
+        a3 = a[..., None]
+        self.color[sub] = self.color[sub] * (1 - a3) + col * a3
+        self.alpha[sub] = self.alpha[sub] * (1 - a) + a
 
     def patch(self, kind: str) -> Patch:
         return Patch(self.x0, self.y0, self.color, self.alpha, kind)
@@ -137,23 +149,23 @@ def paper(cam: Camera, c: np.ndarray, rng: np.random.Generator) -> Patch:
     px = max(1, int(round(cam.px_per_mm * 0.3)))
     if rng.random() < 0.7:  # a ruled score sheet with some scribbles
         ink = np.array([180, 130, 110], np.float32)
-        for yl in np.arange(-h / 2 + 20, h / 2 - 5, rng.uniform(7, 10)):
-            cv.paint(
-                cv._line_mask(_rot(np.array([[-w / 2 + 5, yl], [w / 2 - 5, yl]]), a, c), px),
-                ink,
-                opacity=0.6,
-            )
+        rules = [
+            _rot(np.array([[-w / 2 + 5, yl], [w / 2 - 5, yl]]), a, c)
+            for yl in np.arange(-h / 2 + 20, h / 2 - 5, rng.uniform(7, 10))
+        ]
+        cv.paint(cv._line_mask(rules, px), ink, opacity=0.6)
         pen = (
             np.array([110, 50, 30], np.float32)
             if rng.random() < 0.5
             else np.array([40, 40, 40], np.float32)
         )
+        scribbles = []
         for _ in range(int(rng.integers(3, 15))):
             s = np.array(
                 [rng.uniform(-w / 2 + 10, w / 2 - 30), rng.uniform(-h / 2 + 20, h / 2 - 10)]
             )
-            pts = s + np.cumsum(rng.normal(0, 2.5, (8, 2)) + (2.5, 0), 0)
-            cv.paint(cv._line_mask(_rot(pts, a, c), px + 1), pen, opacity=0.85)
+            scribbles.append(_rot(s + np.cumsum(rng.normal(0, 2.5, (8, 2)) + (2.5, 0), 0), a, c))
+        cv.paint(cv._line_mask(scribbles, px + 1), pen, opacity=0.85)
     return cv.patch("paper")
 
 

@@ -14,9 +14,9 @@ def _smooth_field(h: int, w: int, rng: np.random.Generator, cells: int) -> np.nd
     return cv2.resize(g, (w, h), interpolation=cv2.INTER_CUBIC)
 
 
-def light(img: np.ndarray, card_mask: np.ndarray, rng: np.random.Generator) -> dict[str, float]:
+def light(img: np.ndarray, idmap: np.ndarray, rng: np.random.Generator) -> dict[str, float]:
     """Room light in place: brightness gradient, vignette, colour cast, glare and a cast
-    shadow. ``card_mask`` (0..1) marks glossy card pixels, where glare is strongest."""
+    shadow. ``idmap`` >= 0 marks card pixels, which are glossy: glare is strongest there."""
     h, w = img.shape[:2]
     yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
     xx /= w
@@ -32,11 +32,10 @@ def light(img: np.ndarray, card_mask: np.ndarray, rng: np.random.Generator) -> d
         r = rng.uniform(0.15, 0.5)
         d = np.hypot(xx - c[0], (yy - c[1]) * h / w) / r
         gain *= 1 - rng.uniform(0.2, 0.45) * np.clip(1.5 - d, 0, 1)
-    gain = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
     # colour temperature: warm bulbs push red, daylight and screens push blue
     temp = rng.normal(0, 0.12)
     cast = np.array([1 - temp, 1 + rng.normal(0, 0.03), 1 + temp], np.float32)
-    img *= gain[..., None] * cast
+    img *= cv2.resize(gain[..., None] * cast, (w, h), interpolation=cv2.INTER_LINEAR)
     glare = 0.0
     if rng.random() < 0.45:
         glare = float(rng.uniform(30, 140))
@@ -49,8 +48,9 @@ def light(img: np.ndarray, card_mask: np.ndarray, rng: np.random.Generator) -> d
         v = -dx * np.sin(th) + dy * np.cos(th)
         blob = np.exp(-0.5 * ((u / sx) ** 2 + (v / sy) ** 2)).astype(np.float32)
         blob = cv2.resize(blob, (w, h), interpolation=cv2.INTER_LINEAR)
-        gloss = 0.25 + 0.75 * card_mask
-        img += (glare * blob * gloss)[..., None]
+        gloss = cv2.blur((idmap >= 0).astype(np.float32), (5, 5))
+        blob *= glare * (0.25 + 0.75 * gloss)
+        img += blob[..., None]
     return {"temperature": float(temp), "glare": glare, "gradient": float(slope)}
 
 
@@ -73,7 +73,13 @@ def lens(img: np.ndarray, rng: np.random.Generator) -> dict[str, float]:
         img[:] = img + rng.uniform(0.3, 0.9) * (img - soft)
     noise = float(rng.uniform(1, 6))
     h, w = img.shape[:2]
-    lum = rng.normal(0, noise, (h, w, 1)).astype(np.float32)
-    chroma = rng.normal(0, noise * 0.4, (h, w, 3)).astype(np.float32)
-    img += lum + chroma
+    # cv2's generator is much faster than numpy's for a full frame; seeding it from ``rng``
+    # keeps the scene deterministic (each worker process renders one scene at a time)
+    cv2.setRNGSeed(int(rng.integers(1 << 31)))
+    lum = np.empty((h, w), np.float32)
+    cv2.randn(lum, 0.0, noise)
+    chroma = np.empty((h // 2, w // 2, 3), np.float32)
+    cv2.randn(chroma, (0.0, 0.0, 0.0), (noise * 0.5,) * 3)
+    img += lum[..., None]
+    img += cv2.resize(chroma, (w, h), interpolation=cv2.INTER_NEAREST)
     return {"blur_sigma": sigma, "motion_px": float(motion), "noise": noise}

@@ -73,15 +73,27 @@ def _fits_post(card: Card, post: list[Card]) -> bool:
     return card[1] == top[1] - 1 and _is_boy(card[0]) != _is_boy(top[0])
 
 
-def _dutch_target(card: Card, piles: list[list[Card]]) -> int | None:
-    """Index of the Dutch pile the card can go on, -1 for a new pile, None if it cannot."""
-    if card[1] == 1:
-        return -1
-    for i, pile in enumerate(piles):
-        top = pile[-1]
-        if top[0] == card[0] and top[1] == card[1] - 1 and top[1] < 10:
-            return i
-    return None
+class _Dutch:
+    """The shared Dutch piles, indexed by what each pile accepts next."""
+
+    def __init__(self) -> None:
+        self.piles: list[list[Card]] = []
+        self.wants: dict[tuple[str, int], list[int]] = {}
+
+    def play(self, card: Card) -> bool:
+        """Put ``card`` on a pile that takes it (a 1 starts a new pile); False if none does."""
+        if card[1] == 1:
+            self.piles.append([card])
+            i = len(self.piles) - 1
+        else:
+            waiting = self.wants.get((card[0], card[1]))
+            if not waiting:
+                return False
+            i = waiting.pop(0)
+            self.piles[i].append(card)
+        if card[1] < 10:
+            self.wants.setdefault((card[0], card[1] + 1), []).append(i)
+        return True
 
 
 def _deal(deck: str, rng: np.random.Generator, speed: float) -> _Player:
@@ -93,24 +105,18 @@ def _deal(deck: str, rng: np.random.Generator, speed: float) -> _Player:
     )
 
 
-def _act(p: _Player, piles: list[list[Card]], rng: np.random.Generator) -> bool:
+def _act(p: _Player, dutch: _Dutch, rng: np.random.Generator) -> bool:
     """One action of one player, greedy as real players are. Returns False if stuck."""
     sources: list[list[Card]] = [p.blitz, *p.posts]
     if p.wood:
         sources.append(p.wood)
     # 1. anything onto the Dutch piles (Blitz first: emptying it ends the round).
     for src in sources:
-        if src:
-            target = _dutch_target(src[-1], piles)
-            if target is not None:
-                card = src.pop()
-                if target == -1:
-                    piles.append([card])
-                else:
-                    piles[target].append(card)
-                p.played += 1
-                _refill_posts(p)
-                return True
+        if src and dutch.play(src[-1]):
+            src.pop()
+            p.played += 1
+            _refill_posts(p)
+            return True
     # 2. Blitz or Wood onto a Post pile.
     for src in (p.blitz, p.wood):
         if src:
@@ -151,28 +157,36 @@ def simulate_round(
     """
     if not 2 <= len(decks) <= 8:
         raise ValueError("a round needs 2 to 8 decks")
+    n = len(decks)
     for _attempt in range(20):
-        speeds = rng.uniform(0.35, 1.0, size=len(decks))
+        speeds = rng.uniform(0.35, 1.0, size=n)
         players = [_deal(d, rng, float(s)) for d, s in zip(decks, speeds, strict=True)]
-        piles: list[list[Card]] = []
+        dutch = _Dutch()
         finished = False
-        for _tick in range(max_ticks):
-            moved = False
-            for k in rng.permutation(len(players)):
-                p = players[int(k)]
-                if rng.random() > p.speed:
-                    continue
-                moved |= _act(p, piles, rng)
-                if not p.blitz:
-                    finished = True
+        tick = 0
+        while not finished and tick < max_ticks:
+            # randomness drawn in batches: who is quick enough this tick, and in which order
+            acts = rng.random((256, n)) < speeds
+            orders = np.argsort(rng.random((256, n)), axis=1)
+            for t in range(256):
+                for k in orders[t]:
+                    if not acts[t, k]:
+                        continue
+                    p = players[k]
+                    _act(p, dutch, rng)
+                    if not p.blitz:
+                        finished = True
+                        break
+                if finished:
                     break
-            if finished:
-                break
+            tick += 256
         if finished:
             return RoundOutcome(
                 decks=tuple(decks),
                 dutch={p.deck: p.played for p in players},
                 blitz={p.deck: len(p.blitz) for p in players},
-                piles=tuple(DutchPile(pile[0][0], tuple(c[2] for c in pile)) for pile in piles),
+                piles=tuple(
+                    DutchPile(pile[0][0], tuple(c[2] for c in pile)) for pile in dutch.piles
+                ),
             )
     raise RuntimeError("round simulation did not finish")

@@ -174,12 +174,12 @@ def render(
             max(0, -dy) : hh - max(0, dy), max(0, -dx) : ww - max(0, dx)
         ]
         shadow = cv2.blur(shadow, (blur, blur))
-        roi *= (1 - shadow_strength * shadow)[..., None]
+        keep = (1 - shadow_strength * shadow) * (1 - a)  # what shows of the pixels below
         gain = rng.normal(1.0, 0.012, 3).astype(np.float32) * np.float32(rng.uniform(0.92, 1.03))
         if clean:
             gain[:] = 1.0
-        roi *= (1 - a)[..., None]
-        roi += warped[..., :3].astype(np.float32) * gain
+        roi *= keep[..., None]
+        roi += warped[..., :3] * gain
         idmap[y0:y1, x0:x1][a > 0.5] = k
 
     # coins, pens, hands and phones on top - never hiding a card below the threshold
@@ -218,7 +218,6 @@ def render(
     vis = np.clip(vis_count / full_area, 0, 1)
     effects: dict[str, float] = {}
     if not clean:
-        gloss = cv2.blur((idmap >= 0).astype(np.float32), (5, 5))
-        effects = light(img, gloss, rng)
+        effects = light(img, idmap, rng)
         effects.update(lens(img, rng))
     return Rendered(img, cam, corners_px, vis, effects)
