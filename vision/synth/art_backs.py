@@ -240,7 +240,7 @@ def draw_back(deck: str, rng: np.random.Generator, w: int, h: int) -> np.ndarray
     inset = rng.uniform(2.5, 4.5) * ppm
     # thin border, sometimes doubled
     border = rounded_rect_pts(inset, inset, w * ss - inset, h * ss - inset, 2.5 * ppm)
-    bpen = Pen(cov, (0, 0, w * ss, h * ss), rng, rng.uniform(0.25, 0.5) * ppm)
+    bpen = Pen(cov, (0, 0, w * ss, h * ss), rng, rng.uniform(0.35, 0.9) * ppm)
     bpen._m = np.eye(2)
     bpen._c = np.zeros(2)
     bpen.line(border + 0.5, 1.0, closed=True)
@@ -259,14 +259,14 @@ def draw_back(deck: str, rng: np.random.Generator, w: int, h: int) -> np.ndarray
         cov,
         box,
         rng,
-        rng.uniform(0.22, 0.5) * ppm,
+        rng.uniform(0.3, 0.7) * ppm,
         mirror=bool(rng.random() < 0.5),
         tilt_deg=rng.normal(0, 2.5),
     )
     pen.wobble = rng.uniform(0, 0.25) * ppm
     if rng.random() < 0.3:  # an oval vignette around the picture, as on old labels
-        pen.ellipse((0.5, 0.5), (0.53, 0.47), 0.8)
+        pen.ellipse((0.5, 0.5), (0.48, 0.44), 0.8)
     drawings = DRAWINGS[obj]
-    drawings[int(rng.integers(len(drawings)))](pen, rng, rng.uniform(0.9, 1.8) * ppm)
+    drawings[int(rng.integers(len(drawings)))](pen, rng, rng.uniform(0.65, 1.3) * ppm)
     cov = cv2.resize(cov, (w, h), interpolation=cv2.INTER_AREA)
     return ink_on_paper(cov, ink_shade(ink, rng), paper_color(rng), rng)

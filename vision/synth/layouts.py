@@ -60,6 +60,7 @@ def rows(n: int, target: float, rng: np.random.Generator) -> np.ndarray:
     the bottom of the row above: a card keeps its top-left ``fx * fy`` visible."""
     per_row = int(rng.integers(3, 13)) if n > 3 else n
     per_row = max(1, min(per_row, n))
+    messy_mm, messy_deg = rng.uniform(0.4, 3.0), rng.uniform(0.5, 4.0)
     for _ in range(30):
         fx = rng.uniform(min(target + 0.08, 1.0), 1.12) if rng.random() < 0.85 else 1.1
         fy_min = min(1.0, (target + 0.08) / min(fx, 1.0))
@@ -68,7 +69,7 @@ def rows(n: int, target: float, rng: np.random.Generator) -> np.ndarray:
         poses = np.zeros((n, 3))
         poses[:, 0] = (k % per_row) * CARD_W_MM * fx
         poses[:, 1] = (k // per_row) * CARD_H_MM * fy
-        poses += _jitter(rng, n, 0.8, 1.5)
+        poses += _jitter(rng, n, messy_mm, messy_deg)
         if plane_visibility(poses).min(initial=1) >= target + 0.03:
             return poses
         target = min(1.0, target + 0.05)
@@ -164,7 +165,9 @@ def group(n: int, target: float, rng: np.random.Generator, style: str | None = N
         poses = grid(n, rng)
     else:
         poses = heap(n, target, rng)
-    return rotate(poses, rng.normal(0, np.deg2rad(6)))
+    # players sit around the table: each lays their cards facing themselves
+    quarter = float(rng.choice([0.0, 0.5 * np.pi, np.pi, 1.5 * np.pi], p=[0.55, 0.15, 0.15, 0.15]))
+    return rotate(poses, quarter + rng.normal(0, np.deg2rad(8)))
 
 
 def rotate(poses: np.ndarray, angle: float) -> np.ndarray:

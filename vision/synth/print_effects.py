@@ -57,7 +57,7 @@ def ink_on_paper(
     h, w = cov.shape
     if wear is None:
         wear = float(rng.uniform(0, 0.5) ** 1.5)
-    density = rng.uniform(0.75, 1.0)
+    density = rng.uniform(0.85, 1.0)
     fade = 1.0 - wear * low_freq_noise(h, w, rng, int(rng.integers(3, 8)))
     c = (cov * density * fade).clip(0, 1)
     if wear > 0.05:  # ink dropouts
