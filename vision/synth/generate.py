@@ -19,11 +19,11 @@ import numpy as np
 from vision.synth.art import STYLES, ArtPool
 from vision.synth.labels import CLASS_NAMES, obb_lines, truth
 from vision.synth.plans import KINDS, make_plan
-from vision.synth.scene import render
+from vision.synth.scene import fit_plan, render
 from vision.synth.tables import make_tile
 
 RECIPE_KINDS = (*KINDS, "mixed")
-POOL_BLOCK = 400  # scenes sharing one pool of pre-rendered art and table tiles
+POOL_BLOCK = 1000  # scenes sharing one pool of pre-rendered art and table tiles
 TILES_PER_POOL = 12
 
 
@@ -77,7 +77,8 @@ def make_scene(opts: SceneOptions, index: int) -> tuple[np.ndarray, dict[str, An
     pool, tiles = _pools(opts.art, opts.seed, index // POOL_BLOCK)
     tile = tiles[int(r_misc.integers(len(tiles)))]
     plan = make_plan(opts.kind, n_decks, r_plan, opts.min_visible)
-    rendered = render(plan, pool, tile, w, h, opts.min_visible, r_render)
+    cam = fit_plan(plan, w, h, r_render)
+    rendered = render(plan, pool, tile, w, h, opts.min_visible, r_render, camera=cam)
     img = np.clip(rendered.image, 0, 255).astype(np.uint8)
     name = f"{index:06d}.jpg"
     rec = truth(

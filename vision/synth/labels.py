@@ -81,6 +81,7 @@ def truth(
         "dutch_piles": piles,
         "round": plan.round.to_json() if plan.round is not None else None,
         "hidden_cards": len(plan.cards) - len(cards),
+        "out_of_view": dict(plan.out_of_view),
         "camera": {
             "tilt_deg": round(cam.tilt_deg, 2),
             "yaw_deg": round(cam.yaw_deg, 2),

@@ -50,6 +50,27 @@ class Plan:
     round: RoundOutcome | None = None
     card_len_px: tuple[float, float] = (40.0, 400.0)
     yaw_deg: tuple[float, float] = (0.0, 360.0)
+    # loose groups (one deck's row, fan, heap...) with their own poses, for re-packing
+    groups: list[list[CardSpec]] = field(default_factory=list)
+    local_poses: list[np.ndarray] = field(default_factory=list)
+    # cards taken out of the picture per deck ("other" for faces and random art)
+    out_of_view: dict[str, int] = field(default_factory=dict)
+
+    def drop_group(self, rng: np.random.Generator) -> bool:
+        """Take one loose group off the table (when too many cards would be too small to
+        see) and pack the rest again. False when there is nothing left to drop."""
+        if len(self.groups) <= 1:
+            return False
+        k = int(rng.integers(len(self.groups)))
+        for c in self.groups[k]:
+            key = (
+                c.deck if c.deck is not None and c.side == "back" and not c.random_art else "other"
+            )
+            self.out_of_view[key] = self.out_of_view.get(key, 0) + 1
+        del self.groups[k]
+        del self.local_poses[k]
+        self.cards = _pack(self.groups, self.local_poses, rng)
+        return True
 
 
 def _players(profile: tuple[str, ...], rng: np.random.Generator) -> tuple[str, ...]:
@@ -98,18 +119,32 @@ def _extras(rng: np.random.Generator, target: float) -> list[list[CardSpec]]:
     return groups
 
 
-def _flatten(groups: list[list[CardSpec]], rng: np.random.Generator) -> list[CardSpec]:
-    order = rng.permutation(len(groups))
-    groups = [groups[int(i)] for i in order]
-    poses = layouts.pack_groups(
-        [np.array([c.pose for c in g]).reshape(-1, 3) for g in groups], rng, aspect=4 / 3
-    )
+def _pack(
+    groups: list[list[CardSpec]], local: list[np.ndarray], rng: np.random.Generator
+) -> list[CardSpec]:
+    poses = layouts.pack_groups([p.copy() for p in local], rng, aspect=4 / 3)
     out: list[CardSpec] = []
     for g, p in zip(groups, poses, strict=True):
         for c, pose in zip(g, p, strict=True):
             c.pose = pose
             out.append(c)
     return out
+
+
+def _loose_plan(
+    kind: str,
+    profile: tuple[str, ...],
+    groups: list[list[CardSpec]],
+    outcome: RoundOutcome,
+    card_len_px: tuple[float, float],
+    rng: np.random.Generator,
+) -> Plan:
+    order = rng.permutation(len(groups))
+    groups = [groups[int(i)] for i in order]
+    local = [np.array([c.pose for c in g]).reshape(-1, 3) for g in groups]
+    plan = Plan(kind, profile, [], [], outcome, card_len_px, groups=groups, local_poses=local)
+    plan.cards = _pack(groups, local, rng)
+    return plan
 
 
 def _deck_groups(
@@ -131,14 +166,14 @@ def plan_sorted(profile: tuple[str, ...], rng: np.random.Generator, target: floa
     """After the sort: each player's Dutch cards back up in rows, fans, grids or heaps."""
     outcome = simulate_round(_players(profile, rng), rng)
     groups = _deck_groups(outcome.dutch, target, rng) + _extras(rng, target)
-    return Plan("sorted", profile, _flatten(groups, rng), [], outcome, (40.0, 200.0))
+    return _loose_plan("sorted", profile, groups, outcome, (40.0, 220.0), rng)
 
 
 def plan_blitz(profile: tuple[str, ...], rng: np.random.Generator, target: float) -> Plan:
     """The Blitz leftovers, back up (0 to 10 per deck, the caller of Blitz has none)."""
     outcome = simulate_round(_players(profile, rng), rng)
     groups = _deck_groups(outcome.blitz, target, rng) + _extras(rng, target)
-    return Plan("blitz", profile, _flatten(groups, rng), [], outcome, (50.0, 320.0))
+    return _loose_plan("blitz", profile, groups, outcome, (50.0, 320.0), rng)
 
 
 def plan_layout(profile: tuple[str, ...], rng: np.random.Generator, target: float) -> Plan:
@@ -231,4 +266,3 @@ def make_plan(kind: str, n_decks: int, rng: np.random.Generator, target: float) 
         names = list(MIXED_WEIGHTS)
         kind = str(rng.choice(names, p=np.array(list(MIXED_WEIGHTS.values()))))
     return PLANNERS[kind](profile_decks(n_decks), rng, target)
-

@@ -81,9 +81,16 @@ def _texture(
     return prints[key]
 
 
-def _sample_camera(
-    plan: Plan, corners_mm: np.ndarray, w: int, h: int, rng: np.random.Generator
-) -> Camera:
+MIN_CARD_PX = 40.0  # cards are about 40 to 400 px long; smaller ones lose their deck
+
+
+def sample_camera(plan: Plan, w: int, h: int, rng: np.random.Generator) -> Camera:
+    """A camera framing all of ``plan``'s cards (tilt 0-50 deg, rotation per the plan)."""
+    n = len(plan.cards)
+    if n:
+        corners_mm = np.stack([card_corners_mm(c.pose) for c in plan.cards])
+    else:
+        corners_mm = np.array([[[-50.0, -50.0], [50.0, 50.0]]])
     lo, hi = plan.card_len_px
     card_len = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
     tilt = float(50 * rng.beta(1.4, 1.6))
@@ -95,6 +102,22 @@ def _place_patch_mm(cam: Camera, rng: np.random.Generator) -> np.ndarray:
     """A random table point seen in the frame (image point mapped back to the table)."""
     uv = np.array([rng.uniform(0, cam.width), rng.uniform(0, cam.height)])
     return project(np.linalg.inv(cam.H), uv[None])[0]
+
+
+def fit_plan(plan: Plan, w: int, h: int, rng: np.random.Generator) -> Camera:
+    """Sample a camera; while the cards would come out too small, take a loose group off the
+    table and try again (some players' cards out of the picture).
+
+    Cards must be at least ``MIN_CARD_PX`` long; one scene in five with several groups is a
+    closer shot (cards 60-200 px), as when a player photographs only their own cards.
+    """
+    min_len = MIN_CARD_PX
+    if len(plan.groups) > 1 and rng.random() < 0.2:
+        min_len = float(np.exp(rng.uniform(np.log(60), np.log(200))))
+    cam = sample_camera(plan, w, h, rng)
+    while cam.px_per_mm * 87.0 < min_len and plan.drop_group(rng):
+        cam = sample_camera(plan, w, h, rng)
+    return cam
 
 
 def render(
@@ -114,11 +137,7 @@ def render(
     replaces the sampled one.
     """
     n = len(plan.cards)
-    corners_mm = (
-        np.stack([card_corners_mm(c.pose) for c in plan.cards]) if n else np.zeros((0, 4, 2))
-    )
-    content = corners_mm if n else np.array([[[-50.0, -50.0], [50.0, 50.0]]])
-    cam = camera if camera is not None else _sample_camera(plan, content, width, height, rng)
+    cam = camera if camera is not None else sample_camera(plan, width, height, rng)
     img = render_table(tile, cam, rng).astype(np.float32)
     idmap = np.full((height, width), -1, np.int16)
 
