@@ -25,8 +25,27 @@ class Patch:
     alpha: np.ndarray
     kind: str
 
-    def composite(self, img: np.ndarray) -> None:
+    def composite(
+        self, img: np.ndarray, shadow: tuple[float, float] = (0.0, 0.0), strength: float = 0.0
+    ) -> None:
+        """Lay the object on ``img``; a soft shadow offset by ``shadow`` px falls first."""
         h, w = self.alpha.shape
+        if strength > 0:
+            dx, dy = int(round(shadow[0])), int(round(shadow[1]))
+            k = max(3, int(np.hypot(dx, dy)) | 1)
+            pad = k + max(abs(dx), abs(dy))
+            H, W = img.shape[:2]
+            x0, y0 = max(0, self.x0 - pad), max(0, self.y0 - pad)
+            x1, y1 = min(W, self.x0 + w + pad), min(H, self.y0 + h + pad)
+            sh = np.zeros((y1 - y0, x1 - x0), np.float32)
+            sx, sy = self.x0 + dx - x0, self.y0 + dy - y0
+            # the part of the shifted alpha that lands inside the shadow canvas
+            ax0, ay0 = max(0, -sx), max(0, -sy)
+            ax1, ay1 = min(w, sh.shape[1] - sx), min(h, sh.shape[0] - sy)
+            if ax1 > ax0 and ay1 > ay0:
+                sh[sy + ay0 : sy + ay1, sx + ax0 : sx + ax1] = self.alpha[ay0:ay1, ax0:ax1]
+                sh = cv2.blur(sh, (k, k))
+                img[y0:y1, x0:x1] *= (1 - strength * sh)[..., None]
         roi = img[self.y0 : self.y0 + h, self.x0 : self.x0 + w]
         a = self.alpha[..., None]
         roi[:] = roi * (1 - a) + self.color

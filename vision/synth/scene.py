@@ -151,6 +151,7 @@ def render(
     shadow_strength = 0.0 if clean else rng.uniform(0.15, 0.5)
     shadow_len = rng.uniform(0.004, 0.025)
     sdir = np.array([np.cos(light_dir), np.sin(light_dir)])
+    card_px = cam.px_per_mm * 87.0
     corners_px = np.zeros((n, 4, 2))
     prints: dict[tuple[object, ...], Texture] = {}
     full_area = np.ones(n)
@@ -230,7 +231,9 @@ def render(
             lost = np.bincount(hit + 2, minlength=n + 2)[2:]
             if np.any((vis_count - lost) / full_area < keep_above):
                 continue
-            patch.composite(img)
+            # things on top cast a shadow by their height: a hand most, a coin least
+            lift = {"hand": 0.3, "phone": 0.03, "pen": 0.04, "coin": 0.015}[kind] * card_px
+            patch.composite(img, (sdir[0] * lift, sdir[1] * lift), shadow_strength * 1.2)
             sub[patch.alpha > 0.5] = OCCLUDER
             vis_count -= lost
 
