@@ -59,6 +59,17 @@ def lens(img: np.ndarray, rng: np.random.Generator) -> dict[str, float]:
     sigma = float(rng.uniform(0, 1.3)) if rng.random() < 0.7 else 0.0
     if sigma > 0.2:
         img[:] = cv2.GaussianBlur(img, (0, 0), sigma)
+    depth = 0.0
+    if rng.random() < 0.25:
+        # shallow depth of field on a tilted view: sharp band, softer towards one side
+        depth = float(rng.uniform(0.8, 2.2))
+        h, w = img.shape[:2]
+        a = rng.uniform(0, 2 * np.pi)
+        ramp = (np.arange(w, dtype=np.float32)[None, :] / w - 0.5) * np.float32(np.cos(a)) + (
+            np.arange(h, dtype=np.float32)[:, None] / h - 0.5
+        ) * np.float32(np.sin(a))
+        m = np.clip((ramp - rng.uniform(-0.2, 0.3)) * 2.5, 0, 1)[..., None]
+        img[:] = img * (1 - m) + cv2.GaussianBlur(img, (0, 0), depth) * m
     motion = 0
     if rng.random() < 0.12:
         motion = int(rng.integers(3, 8))
@@ -82,4 +93,4 @@ def lens(img: np.ndarray, rng: np.random.Generator) -> dict[str, float]:
     cv2.randn(chroma, (0.0, 0.0, 0.0), (noise * 0.5,) * 3)
     img += lum[..., None]
     img += cv2.resize(chroma, (w, h), interpolation=cv2.INTER_NEAREST)
-    return {"blur_sigma": sigma, "motion_px": float(motion), "noise": noise}
+    return {"blur_sigma": sigma, "depth_blur": depth, "motion_px": float(motion), "noise": noise}
