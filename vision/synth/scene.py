@@ -27,7 +27,7 @@ from vision.synth.layouts import card_corners_mm
 from vision.synth.lighting import lens, light
 from vision.synth.plans import CardSpec, Plan
 from vision.synth.print_effects import rounded_rect_pts
-from vision.synth.tables import render_table
+from vision.synth.tables import render_table, table_edge
 
 OCCLUDER = -2  # id-map value of distractors lying on top of cards
 _OUTLINE = rounded_rect_pts(
@@ -140,6 +140,8 @@ def render(
     cam = camera if camera is not None else sample_camera(plan, width, height, rng)
     img = render_table(tile, cam, rng).astype(np.float32)
     idmap = np.full((height, width), -1, np.int16)
+    if n and not clean and rng.random() < 0.15:
+        table_edge(img, cam, np.stack([card_corners_mm(c.pose) for c in plan.cards]), rng)
 
     # paper and phones lie under the cards
     for kind, p in (("paper", 0.25), ("phone", 0.15)):

@@ -146,3 +146,37 @@ def render_table(tile: np.ndarray, cam: Camera, rng: np.random.Generator) -> np.
     return cv2.warpPerspective(
         level, Hd, (cam.width, cam.height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP
     )
+
+
+def table_edge(
+    img: np.ndarray, cam: Camera, content_mm: np.ndarray, rng: np.random.Generator
+) -> None:
+    """Cut the table off beyond a straight edge outside the cards; the floor shows past it.
+
+    In place on the float image. The edge runs ``20..150`` mm beyond the cards at any angle.
+    """
+    pts = np.asarray(content_mm, np.float64).reshape(-1, 2)
+    ctr = pts.mean(0)
+    a = rng.uniform(0, 2 * np.pi)
+    nrm = np.array([np.cos(a), np.sin(a)])
+    reach = float(((pts - ctr) @ nrm).max()) + rng.uniform(20, 150)
+    base = ctr + nrm * reach
+    along = np.array([-nrm[1], nrm[0]])
+    p = cam.project(np.array([base - along * 100, base + along * 100, ctr]))
+    d = p[1] - p[0]
+    h, w = img.shape[:2]
+    xs = np.arange(w, dtype=np.float32)[None, :] + 0.5
+    ys = np.arange(h, dtype=np.float32)[:, None] + 0.5
+    # signed distance in px to the projected edge line, positive on the floor side
+    side = (d[0] * (ys - p[0][1]) - d[1] * (xs - p[0][0])) / np.float32(np.hypot(*d))
+    if (d[0] * (p[2][1] - p[0][1]) - d[1] * (p[2][0] - p[0][0])) > 0:
+        side = -side
+    floor = side > 0
+    if not floor.any():
+        return
+    tone = _hsv(rng, (0, 180), (0, 120), (15, 90))
+    shade = 0.75 + 0.5 * cv2.resize(rng.random((6, 8)).astype(np.float32), (w, h))
+    img[floor] = (tone * shade[floor][:, None]).astype(np.float32)
+    band = rng.uniform(2, 7)  # the table's edge, catching or losing the light
+    rim = (side > -band) & (side <= 0)
+    img[rim] *= np.float32(rng.uniform(0.45, 1.35))
