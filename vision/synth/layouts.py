@@ -134,6 +134,8 @@ def heap(n: int, target: float, rng: np.random.Generator) -> np.ndarray:
             spill += 1
             poses[k] = (radius * 1.5 + CARD_W_MM * 1.2 * spill, radius * 1.5 + CARD_H_MM, 0)
             full[k] = vis[k] = 1e9  # outside the raster, never covered by the heap
+    if spill and plane_visibility(poses).min() < target + 0.03:
+        return rows(n, target, rng)  # too crowded for a heap: lay the cards in rows
     return poses
 
 
