@@ -172,21 +172,19 @@ def draw_face(color: str, value: int, rng: np.random.Generator, w: int, h: int) 
     inset = rng.uniform(1.8, 3.2) * ppm
     panel = rounded_rect_pts(inset, inset, w - inset, h - inset, 2.5 * ppm)
     cv2.fillPoly(img, [np.round(panel * 16).astype(np.int32)], base.tolist(), cv2.LINE_AA, 4)
-    # a lighter oval behind the figure
+    # a lighter panel behind the figure: an oval, a rounded window, or none
     light = np.clip(base + (255 - base) * rng.uniform(0.55, 0.8), 0, 255)
-    cv2.ellipse(
-        img,
-        (w // 2, h // 2),
-        (int(w * rng.uniform(0.3, 0.36)), int(h * 0.3)),
-        0,
-        0,
-        360,
-        light.tolist(),
-        -1,
-        cv2.LINE_AA,
-    )
-    fs = w * rng.uniform(0.45, 0.55)
-    _figure(img, color in BOY_COLORS, base, w / 2 - fs / 2, h / 2 - fs * 0.7, fs, rng)
+    style = rng.random()
+    if style < 0.6:
+        axes = (int(w * rng.uniform(0.3, 0.36)), int(h * rng.uniform(0.26, 0.32)))
+        cv2.ellipse(img, (w // 2, h // 2), axes, 0, 0, 360, light.tolist(), -1, cv2.LINE_AA)
+    elif style < 0.85:
+        m = w * rng.uniform(0.14, 0.2)
+        win = rounded_rect_pts(m, h * 0.22, w - m, h * 0.78, 4 * ppm)
+        cv2.fillPoly(img, [np.round(win * 16).astype(np.int32)], light.tolist(), cv2.LINE_AA, 4)
+    fs = w * rng.uniform(0.42, 0.58)
+    fx = w / 2 - fs / 2 + rng.normal(0, 0.02) * w
+    _figure(img, color in BOY_COLORS, base, fx, h / 2 - fs * 0.7, fs, rng)
     font = _FONTS[int(rng.integers(len(_FONTS)))]
     thick = max(1, int(round(ppm * rng.uniform(0.5, 0.9))))
     text = str(value)
