@@ -204,30 +204,52 @@ def pen(cam: Camera, c: np.ndarray, rng: np.random.Generator) -> Patch:
     return cv.patch("pen")
 
 
+def _finger(length: float, width: float, n: int = 6) -> np.ndarray:
+    """A finger pointing up from (0, 0): tapered sides and a round tip."""
+    tip = width * 0.4
+    t = np.linspace(0, np.pi, n)
+    arc = np.stack([tip * np.cos(t), -length + tip - tip * np.sin(t)], 1)
+    return np.vstack([[[width / 2, 0]], arc, [[-width / 2, 0]]])
+
+
 def hand(cam: Camera, c: np.ndarray, rng: np.random.Generator, toward: float) -> Patch:
-    """A hand-like shape reaching in along direction ``toward`` (radians), palm at ``c``."""
+    """A hand reaching in along direction ``toward`` (radians), palm at ``c``, with a sleeve."""
     skin = np.array([[120, 160, 215], [95, 135, 190], [60, 95, 140], [45, 70, 100]], np.float32)[
         int(rng.integers(4))
     ] * rng.uniform(0.85, 1.1)
     s = rng.uniform(0.85, 1.15)
-    palm = np.array([[-40, -45], [40, -45], [45, 40], [-45, 40]]) * s
-    fingers = []
-    for k, (fx, fl) in enumerate(zip((-30, -10, 10, 30), (70, 80, 76, 60), strict=True)):
-        spread = rng.normal(0, 0.08) + (k - 1.5) * 0.06
-        f = rounded_rect_pts(-8, -fl, 8, 0, 7.5, 4) * s
-        fingers.append(_rot(f, spread, np.array([fx * s, -42 * s])))
-    thumb = _rot(
-        rounded_rect_pts(-9, -55, 9, 0, 8.5, 4) * s,
-        -1.0 + rng.normal(0, 0.2),
-        np.array([-40 * s, 5 * s]),
-    )
-    arm = np.array([[-42, 30], [42, 30], [48, 260], [-48, 260]]) * s
-    a = toward - np.pi / 2 + np.pi  # the shape is drawn reaching "up"; turn it
-    parts = [_rot(p, a, c) for p in (arm, palm, thumb, *fingers)]
-    cv = _Canvas(cam, np.vstack(parts))
+    t = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    palm = np.stack([44 * np.cos(t), 2 + 50 * np.sin(t)], 1) * s
+    fingers, nails = [], []
+    for k, (fx, fl) in enumerate(zip((-25, -8.5, 8.5, 25), (72, 82, 78, 62), strict=True)):
+        spread = rng.normal(0, 0.08) + (k - 1.5) * 0.07
+        length = fl * rng.uniform(0.55, 1.0) * s  # a bent finger looks shorter from above
+        base = np.array([fx * s, (-22 - 8 * np.cos(fx / 30)) * s])
+        up = np.array([np.sin(spread), -np.cos(spread)])
+        fingers.append(_rot(_finger(length, 16.5 * s), spread, base))
+        nails.append(_rot(_finger(12 * s, 10 * s), spread, base + up * (length - 15 * s)))
+    thumb = _rot(_finger(58 * s, 20 * s), -1.0 + rng.normal(0, 0.25), np.array([-34 * s, 8 * s]))
+    cuff = rng.uniform(45, 90)
+    arm = np.array([[-38, 35], [38, 35], [44, cuff], [-44, cuff]]) * s
+    sleeve = np.array([[-50, cuff], [50, cuff], [58, 300], [-58, 300]]) * s
+    a = toward + np.pi / 2  # the hand is drawn reaching "up" (-y); turn it
+    skin_parts = [_rot(p, a, c) for p in (arm, palm, thumb, *fingers)]
+    cv = _Canvas(cam, np.vstack([*skin_parts, _rot(sleeve, a, c)]))
     ang = rng.uniform(0, 6.3)
-    for p in parts:
+    for p in skin_parts:
         cv.paint(cv._mask(p), skin, shade=0.35, angle=ang)
+    px = max(1, int(round(cam.px_per_mm * 0.8)))
+    # the gaps between the fingers
+    outlines = [np.vstack([p, p[:1]]) for p in skin_parts[2:]]
+    cv.paint(cv._line_mask(outlines, px), skin * 0.7, opacity=0.6)
+    for nail in nails:
+        cv.paint(cv._mask(_rot(nail, a, c)), np.minimum(skin * 1.15 + 25, 255), opacity=0.5)
+    cv.paint(cv._mask(_rot(sleeve, a, c)), _hsv_color(rng), shade=0.5, angle=ang)
     cv.alpha = cv2.GaussianBlur(cv.alpha, (3, 3), 0)
     cv.color = cv2.GaussianBlur(cv.color, (3, 3), 0)
     return cv.patch("hand")
+
+
+def _hsv_color(rng: np.random.Generator) -> np.ndarray:
+    px = np.uint8([[[rng.integers(0, 180), rng.integers(0, 200), rng.integers(30, 220)]]])
+    return cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
