@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import cv2
 import numpy as np
 import pytest
@@ -118,3 +120,23 @@ def test_buried_card_is_not_labelled() -> None:
     assert len(rec["cards"]) == 2
     assert rec["counts"] == {"pump": 2, "carriage": 0, "plow": 0, "pail": 0}
     assert rec["hidden_cards"] == 1
+
+
+def test_a_registered_style_draws_the_cards(tmp_path) -> None:
+    from vision.synth import art_standin
+    from vision.synth.art import register_style
+    from vision.synth.generate import synthesize
+
+    class Grey:
+        def draw_back(self, deck, rng, w, h):
+            return np.full((h, w, 3), 128, np.uint8)
+
+        draw_face = staticmethod(art_standin.draw_face)
+        draw_random_card = staticmethod(art_standin.draw_random_card)
+
+    register_style("grey-test", Grey())
+    out = synthesize(tmp_path, 1, seed=3, kind="layout", art="grey-test", workers=1, progress=False)
+    rec = json.loads((out / "truth" / "000000.json").read_text())
+    assert rec["art"] == "grey-test"
+    with pytest.raises(TypeError):
+        register_style("broken", object())  # type: ignore[arg-type]

@@ -42,8 +42,26 @@ class ArtStyle(Protocol):
     def draw_random_card(self, rng: np.random.Generator, w: int, h: int) -> np.ndarray: ...
 
 
+_REGISTERED: dict[str, ArtStyle] = {}
+
+
+def register_style(name: str, style: ArtStyle) -> None:
+    """Make ``style`` (any object with the three drawing functions) usable as ``art=name``.
+
+    Worker processes are forked, so a style registered before :func:`synthesize` is seen by
+    them too (a photo-based style of an enrolled deck, for instance).
+    """
+    for fn in ("draw_back", "draw_face", "draw_random_card"):
+        if not callable(getattr(style, fn, None)):
+            raise TypeError(f"an art style needs {fn}()")
+    _REGISTERED[name] = style
+    STYLES[name] = f"<registered {type(style).__name__}>"
+
+
 def load_style(name: str) -> ArtStyle:
     """The art style called ``name``; ValueError for an unknown one."""
+    if name in _REGISTERED:
+        return _REGISTERED[name]
     if name not in STYLES:
         raise ValueError(f"unknown art style {name!r}; known: {', '.join(sorted(STYLES))}")
     return importlib.import_module(STYLES[name])  # type: ignore[return-value]
