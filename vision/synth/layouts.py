@@ -24,9 +24,12 @@ def card_corners_mm(pose: np.ndarray) -> np.ndarray:
 
 
 def all_corners(poses: np.ndarray) -> np.ndarray:
-    if len(poses) == 0:
-        return np.zeros((0, 4, 2))
-    return np.stack([card_corners_mm(p) for p in poses])
+    """Corners of every card, (n, 4, 2) table mm, same order as :func:`card_corners_mm`."""
+    p = np.asarray(poses, np.float64).reshape(-1, 3)
+    c, s = np.cos(p[:, 2])[:, None], np.sin(p[:, 2])[:, None]
+    x = _HALF[None, :, 0] * c - _HALF[None, :, 1] * s + p[:, 0:1]
+    y = _HALF[None, :, 0] * s + _HALF[None, :, 1] * c + p[:, 1:2]
+    return np.stack([x, y], -1)
 
 
 def plane_visibility(poses: np.ndarray, px_per_mm: float = 1.5) -> np.ndarray:

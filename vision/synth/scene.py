@@ -23,7 +23,7 @@ from vision.synth.decks import (
     CARD_W_PX,
     CORNER_RADIUS_MM,
 )
-from vision.synth.layouts import card_corners_mm
+from vision.synth.layouts import all_corners, card_corners_mm
 from vision.synth.lighting import lens, light
 from vision.synth.plans import CardSpec, Plan
 from vision.synth.print_effects import rounded_rect_pts
@@ -88,7 +88,7 @@ def sample_camera(plan: Plan, w: int, h: int, rng: np.random.Generator) -> Camer
     """A camera framing all of ``plan``'s cards (tilt 0-50 deg, rotation per the plan)."""
     n = len(plan.cards)
     if n:
-        corners_mm = np.stack([card_corners_mm(c.pose) for c in plan.cards])
+        corners_mm = all_corners(np.array([c.pose for c in plan.cards]))
     else:
         corners_mm = np.array([[[-50.0, -50.0], [50.0, 50.0]]])
     lo, hi = plan.card_len_px
@@ -141,7 +141,7 @@ def render(
     img = render_table(tile, cam, rng).astype(np.float32)
     idmap = np.full((height, width), -1, np.int16)
     if n and not clean and rng.random() < 0.15:
-        table_edge(img, cam, np.stack([card_corners_mm(c.pose) for c in plan.cards]), rng)
+        table_edge(img, cam, all_corners(np.array([c.pose for c in plan.cards])), rng)
 
     # paper and phones lie under the cards
     for kind, p in (("paper", 0.25), ("phone", 0.15)):
