@@ -102,30 +102,27 @@ class Pen:
         cross: bool = False,
     ) -> None:
         """Parallel lines clipped to ``region`` (a uint8 mask) - the shading of an etching."""
-        h, w = region.shape
-        layer = np.zeros_like(region)
+        x, y, w, h = cv2.boundingRect(region)
+        if w == 0 or h == 0:
+            return
         t = max(1, int(round(self.weight * weight)))
+        sub = region[y : y + h, x : x + w]
+        layer = np.zeros_like(sub)
+        ctr = np.array([w / 2, h / 2])
+        reach = float(np.hypot(h, w)) / 2 + t
         for ang in (angle_deg, angle_deg + 90.0) if cross else (angle_deg,):
             a = np.deg2rad(ang)
             d = np.array([np.cos(a), np.sin(a)])
             nrm = np.array([-d[1], d[0]])
-            reach = float(np.hypot(h, w))
             offs = np.arange(-reach, reach, max(1.5, spacing_px))
             offs = offs + self.rng.uniform(0, spacing_px)
-            ctr = np.array([w / 2, h / 2])
-            for o in offs:
-                p0 = ctr + nrm * o - d * reach
-                p1 = ctr + nrm * o + d * reach
-                cv2.line(
-                    layer,
-                    tuple(np.round(p0 * _ONE).astype(int)),
-                    tuple(np.round(p1 * _ONE).astype(int)),
-                    255,
-                    t,
-                    cv2.LINE_AA,
-                    _SHIFT,
-                )
-        self._merge(cv2.bitwise_and(layer, region))
+            starts = ctr + offs[:, None] * nrm - d * reach
+            ends = ctr + offs[:, None] * nrm + d * reach
+            lines = np.round(np.stack([starts, ends], 1) * _ONE).astype(np.int32)
+            cv2.polylines(layer, list(lines), False, 255, t, cv2.LINE_AA, _SHIFT)
+        ink = cv2.bitwise_and(layer, sub).astype(np.float32) * (1 / 255.0)
+        view = self.cov[y : y + h, x : x + w]
+        np.maximum(view, ink, out=view)
 
 
 def bezier(ctrl: Sequence[Sequence[float]], n: int = 24) -> np.ndarray:
