@@ -26,7 +26,7 @@ def light(img: np.ndarray, idmap: np.ndarray, rng: np.random.Generator) -> dict[
     gain = 1 + slope * ((xx - 0.5) * np.cos(a) + (yy - 0.5) * np.sin(a))
     vig = rng.uniform(0, 0.5)
     gain -= vig * ((xx - 0.5) ** 2 + (yy - 0.5) ** 2)
-    gain *= rng.uniform(0.65, 1.15)
+    gain *= rng.uniform(0.65, 1.15) if rng.random() < 0.9 else rng.uniform(1.15, 1.35)
     if rng.random() < 0.3:  # a soft shadow of a person or a lamp arm across the table
         c = rng.uniform(0, 1, 2)
         r = rng.uniform(0.15, 0.5)
@@ -82,7 +82,7 @@ def lens(img: np.ndarray, rng: np.random.Generator) -> dict[str, float]:
     if rng.random() < 0.3:
         soft = cv2.GaussianBlur(img, (0, 0), 1.2)
         img[:] = img + rng.uniform(0.3, 0.9) * (img - soft)
-    noise = float(rng.uniform(1, 6))
+    noise = float(rng.uniform(1, 6)) if rng.random() < 0.9 else float(rng.uniform(6, 12))
     h, w = img.shape[:2]
     # cv2's generator is much faster than numpy's for a full frame; seeding it from ``rng``
     # keeps the scene deterministic (each worker process renders one scene at a time)
