@@ -90,11 +90,11 @@ def _laminate(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def _tablecloth(rng: np.random.Generator, n: int) -> np.ndarray:
-    a = _hsv(rng, (0, 180), (80, 230), (90, 230))
+    a = _hsv(rng, (0, 180), (60, 210), (90, 230))
     b = (
         _hsv(rng, (0, 180), (0, 40), (200, 250))
         if rng.random() < 0.7
-        else _hsv(rng, (0, 180), (40, 220), (60, 230))
+        else _hsv(rng, (0, 180), (20, 120), (120, 230))  # a muted second colour
     )
     yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
     reps = int(rng.integers(3, 14))
