@@ -33,6 +33,8 @@ STYLES: dict[str, str] = {
 
 
 class ArtStyle(Protocol):
+    """What a style draws: BGR uint8 pictures of h x w px (corners are cut later)."""
+
     def draw_back(self, deck: str, rng: np.random.Generator, w: int, h: int) -> np.ndarray: ...
 
     def draw_face(
@@ -124,12 +126,15 @@ class ArtPool:
         ]
 
     def back(self, deck: str, rng: np.random.Generator) -> Texture:
+        """A print of ``deck``\'s back, drawn from the pool\'s variants."""
         v = self.backs[deck]
         return v[int(rng.integers(len(v)))]
 
     def face(self, color: str, value: int, rng: np.random.Generator) -> Texture:
+        """A print of the ``color`` ``value`` face."""
         v = self.faces[(color, value)]
         return v[int(rng.integers(len(v)))]
 
     def random(self, k: int) -> Texture:
+        """Random-art picture number ``k`` (cards of one foreign deck share ``k``)."""
         return self.randoms[k % len(self.randoms)]

@@ -23,10 +23,12 @@ class Camera:
     px_per_mm: float  # at the middle of the cards
 
     def project(self, pts_mm: np.ndarray) -> np.ndarray:
+        """Table mm (..., 2) to image px."""
         return project(self.H, pts_mm)
 
 
 def project(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Apply homography ``H`` to points (..., 2)."""
     p = np.asarray(pts, np.float64)
     shp = p.shape
     p = p.reshape(-1, 2)

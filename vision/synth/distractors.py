@@ -124,6 +124,7 @@ def _circle(r: float, n: int = 32) -> np.ndarray:
 
 
 def coin(cam: Camera, c: np.ndarray, rng: np.random.Generator) -> Patch:
+    """A coin of 16-27 mm, copper, silver or brass, at ``c`` (table mm)."""
     r = rng.uniform(8, 13.5)
     metal = np.array([[90, 140, 190], [180, 180, 180], [60, 150, 200], [70, 110, 170]], np.float32)[
         int(rng.integers(4))
@@ -138,6 +139,7 @@ def coin(cam: Camera, c: np.ndarray, rng: np.random.Generator) -> Patch:
 
 
 def phone(cam: Camera, c: np.ndarray, rng: np.random.Generator) -> Patch:
+    """A phone, screen up (dark glass) or back up, at ``c``."""
     w, h = rng.uniform(68, 78), rng.uniform(140, 162)
     a = rng.uniform(0, np.pi)
     body = _rot(rounded_rect_pts(-w / 2, -h / 2, w / 2, h / 2, 8, 5), a, c)
@@ -157,6 +159,7 @@ def phone(cam: Camera, c: np.ndarray, rng: np.random.Generator) -> Patch:
 
 
 def paper(cam: Camera, c: np.ndarray, rng: np.random.Generator) -> Patch:
+    """A sheet of paper (A5 or A4), often a ruled score sheet with scribbles."""
     w, h = (148, 210) if rng.random() < 0.5 else (210, 297)
     a = rng.uniform(0, np.pi)
     sheet = _rot(
@@ -189,6 +192,7 @@ def paper(cam: Camera, c: np.ndarray, rng: np.random.Generator) -> Patch:
 
 
 def pen(cam: Camera, c: np.ndarray, rng: np.random.Generator) -> Patch:
+    """A pen of 12-15 cm with its cap."""
     ln, r = rng.uniform(120, 150), rng.uniform(4, 5.5)
     a = rng.uniform(0, np.pi)
     body = _rot(rounded_rect_pts(-ln / 2, -r, ln / 2, r, r * 0.9, 5), a, c)

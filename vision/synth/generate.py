@@ -29,6 +29,8 @@ TILES_PER_POOL = 12
 
 @dataclass(frozen=True)
 class SceneOptions:
+    """Everything besides the index that a scene depends on."""
+
     seed: int
     kind: str = "mixed"
     min_visible: float = 0.3
@@ -37,6 +39,7 @@ class SceneOptions:
     art: str = "standin"
 
     def check(self) -> None:
+        """ValueError for options out of range."""
         if self.kind not in RECIPE_KINDS:
             raise ValueError(f"kind must be one of {', '.join(RECIPE_KINDS)}, not {self.kind!r}")
         if not 0.2 <= self.min_visible <= 1.0:
@@ -96,6 +99,7 @@ def make_scene(opts: SceneOptions, index: int) -> tuple[np.ndarray, dict[str, An
 
 
 def write_scene(out_dir: Path, opts: SceneOptions, index: int) -> dict[str, Any]:
+    """Render scene ``index`` and write its image, OBB labels and truth JSON."""
     img, rec, quality = make_scene(opts, index)
     stem = f"{index:06d}"
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
@@ -116,6 +120,7 @@ def _work(args: tuple[Path, SceneOptions, int]) -> dict[str, Any]:
 
 
 def write_data_yaml(out_dir: Path) -> Path:
+    """The ultralytics dataset file: images used for train and val alike."""
     names = "\n".join(f"  {k}: {v}" for k, v in CLASS_NAMES.items())
     path = out_dir / "data.yaml"
     path.write_text(f"path: {out_dir.resolve()}\ntrain: images\nval: images\nnames:\n{names}\n")

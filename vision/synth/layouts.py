@@ -176,6 +176,7 @@ def group(n: int, target: float, rng: np.random.Generator, style: str | None = N
 
 
 def rotate(poses: np.ndarray, angle: float) -> np.ndarray:
+    """Turn a group of cards by ``angle`` (rad) about its centre."""
     if len(poses) == 0:
         return poses
     c, s = np.cos(angle), np.sin(angle)

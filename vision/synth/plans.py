@@ -22,6 +22,8 @@ MIXED_WEIGHTS = {"sorted": 0.36, "blitz": 0.2, "piles": 0.2, "layout": 0.1, "sca
 
 @dataclass
 class CardSpec:
+    """One card on the table: what it shows and where it lies."""
+
     side: str  # "back" | "face"
     deck: str | None
     random_art: bool
@@ -35,6 +37,8 @@ class CardSpec:
 
 @dataclass
 class PileSpec:
+    """One Dutch pile of the plan."""
+
     color: str
     top: int
     face_down: bool
@@ -43,6 +47,8 @@ class PileSpec:
 
 @dataclass
 class Plan:
+    """What lies on the table in one scene, before any camera."""
+
     kind: str
     decks: tuple[str, ...]
     cards: list[CardSpec] = field(default_factory=list)

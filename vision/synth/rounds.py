@@ -28,6 +28,7 @@ class DutchPile:
 
     @property
     def top(self) -> int:
+        """The top value, which is also the number of cards."""
         return len(self.owners)
 
 
@@ -41,6 +42,7 @@ class RoundOutcome:
     piles: tuple[DutchPile, ...]
 
     def to_json(self) -> dict[str, object]:
+        """The outcome as the truth JSON's ``round`` field."""
         return {
             "players": list(self.decks),
             "dutch": dict(self.dutch),
