@@ -216,11 +216,70 @@ def _pail_milk(pen: Pen, rng: np.random.Generator, sp: float) -> None:
     pen.line([(0.27, 0.56), (0.73, 0.56)], 1.0)
 
 
+def _pump_kitchen(pen: Pen, rng: np.random.Generator, sp: float) -> None:
+    bench = rect(0.12, 0.62, 0.88, 0.7)
+    pen.line(bench, 1.3, closed=True)
+    _shade(pen, bench, rng, sp * 0.7)
+    pen.line([(0.18, 0.7), (0.18, 0.9)], 1.4)
+    pen.line([(0.82, 0.7), (0.82, 0.9)], 1.4)
+    sink = [(0.5, 0.55), (0.86, 0.55), (0.82, 0.62), (0.54, 0.62)]
+    pen.line(sink, 1.1, closed=True)
+    body = [(0.28, 0.3), (0.42, 0.3), (0.44, 0.62), (0.26, 0.62)]
+    pen.line(body, 1.4, closed=True)
+    pen.hatch(pen.mask(body), rng.uniform(60, 80), sp, cross=bool(rng.random() < 0.4))
+    pen.curve([(0.42, 0.38), (0.6, 0.34), (0.66, 0.5)], 2.0)
+    pen.curve([(0.34, 0.3), (0.3, 0.12), (0.08, 0.16)], 1.5)
+    pen.ellipse((0.35, 0.28), (0.09, 0.025), 1.1)
+
+
+def _carriage_cart(pen: Pen, rng: np.random.Generator, sp: float) -> None:
+    box = [(0.15, 0.38), (0.65, 0.38), (0.62, 0.58), (0.18, 0.58)]
+    pen.line(box, 1.4, closed=True)
+    for x in np.linspace(0.22, 0.58, int(rng.integers(3, 6))):
+        pen.line([(x, 0.39), (x, 0.57)], 0.5)
+    _shade(pen, box, rng, sp * 0.9)
+    _wheel(pen, (0.4, 0.66), rng.uniform(0.17, 0.22), int(rng.integers(8, 13)))
+    pen.line([(0.62, 0.48), (0.97, 0.58)], 1.3)
+    pen.line([(0.6, 0.54), (0.96, 0.64)], 1.0)
+    pen.line([(0.05, 0.88), (0.95, 0.88)], 0.7)
+
+
+def _plow_furrows(pen: Pen, rng: np.random.Generator, sp: float) -> None:
+    # furrows running to the horizon under a walking plow
+    for k in range(6):
+        x = 0.05 + 0.18 * k
+        pen.line([(x, 0.95), (0.45 + 0.02 * k, 0.62)], 0.6)
+    pen.line([(0.0, 0.62), (1.0, 0.62)], 0.8)
+    blade = [(0.45, 0.48), (0.66, 0.42), (0.78, 0.56), (0.66, 0.7), (0.48, 0.66)]
+    pen.line(blade, 1.5, closed=True)
+    pen.hatch(pen.mask(blade), rng.uniform(-70, -30), sp * 0.7, cross=bool(rng.random() < 0.5))
+    pen.line([(0.06, 0.42), (0.58, 0.52)], 2.0)
+    pen.line([(0.58, 0.5), (0.86, 0.12)], 1.5)
+    pen.line([(0.62, 0.52), (0.94, 0.18)], 1.5)
+    pen.line([(0.74, 0.3), (0.82, 0.34)], 0.8)
+
+
+def _pail_ladle(pen: Pen, rng: np.random.Generator, sp: float) -> None:
+    tw, bw = rng.uniform(0.24, 0.3), rng.uniform(0.18, 0.22)
+    body = [(0.5 - tw, 0.4), (0.5 + tw, 0.4), (0.5 + bw, 0.84), (0.5 - bw, 0.84)]
+    pen.line(body, 1.4, closed=True)
+    pen.ellipse((0.5, 0.4), (tw, 0.05), 1.2)
+    water = ring((0.5, 0.41), (tw * 0.85, 0.035), 24)
+    pen.hatch(pen.mask(water), 0, sp * 0.6)
+    for y in (0.52, 0.76):
+        w = tw + (bw - tw) * (y - 0.4) / 0.44
+        pen.line([(0.5 - w, y), (0.5 + w, y)], 1.8)
+    _shade(pen, [(0.5, 0.42), (0.5 + tw, 0.4), (0.5 + bw, 0.84), (0.5, 0.84)], rng, sp)
+    pen.line([(0.45, 0.42), (0.78, 0.08)], 1.4)
+    pen.ellipse((0.4, 0.43), (0.07, 0.03), 1.1)
+    pen.curve([(0.5 - tw, 0.4), (0.5, rng.uniform(0.05, 0.15)), (0.5 + tw, 0.4)], 1.0)
+
+
 DRAWINGS: dict[str, tuple[Drawing, ...]] = {
-    "pump": (_pump_pitcher, _pump_post, _pump_iron),
-    "carriage": (_carriage_buggy, _carriage_wagon, _carriage_coach),
-    "plow": (_plow_walking, _plow_share, _plow_wheeled),
-    "pail": (_pail_wooden, _pail_tin, _pail_milk),
+    "pump": (_pump_pitcher, _pump_post, _pump_iron, _pump_kitchen),
+    "carriage": (_carriage_buggy, _carriage_wagon, _carriage_coach, _carriage_cart),
+    "plow": (_plow_walking, _plow_share, _plow_wheeled, _plow_furrows),
+    "pail": (_pail_wooden, _pail_tin, _pail_milk, _pail_ladle),
 }
 
 
