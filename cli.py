@@ -670,9 +670,9 @@ def train(
     out: Annotated[Path, typer.Option("--out", help="Where the exported models go.")] = Path(
         "models"
     ),
-    images: Annotated[int, typer.Option("--images", help="Training scenes.")] = 2000,
-    epochs: Annotated[int, typer.Option("--epochs", help="Detector epochs.")] = 30,
-    imgsz: Annotated[int, typer.Option("--imgsz", help="Detector input size, px.")] = 320,
+    images: Annotated[int, typer.Option("--images", help="Training scenes.")] = 1800,
+    epochs: Annotated[int, typer.Option("--epochs", help="Detector epochs.")] = 5,
+    imgsz: Annotated[int, typer.Option("--imgsz", help="Detector input size, px.")] = 480,
     stage: Annotated[
         str, typer.Option("--stage", help="all, data, detector, classifier or export.")
     ] = "all",

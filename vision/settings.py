@@ -29,11 +29,15 @@ class VisionSettings:
     max_image_side_px: int = 20_000
     max_image_megapixels: float = 200.0
     min_image_side_px: int = 16
-    # Big photos: when the cards found on the whole image are smaller than this (long
-    # side, in detector-input pixels), the image is tiled at a finer scale.
-    min_card_long_side_input_px: float = 40.0
-    # Long side, in detector-input pixels, that tiling aims to give a median card.
-    target_card_long_side_input_px: float = 80.0
+    # Big photos: when the cards found on the whole image are smaller than this (median
+    # long side, in detector-input pixels), the image is tiled at a finer scale ...
+    min_card_long_side_input_px: float = 24.0
+    # ... chosen so that a median card's long side becomes this many input pixels.
+    target_card_long_side_input_px: float = 56.0
+    # Live frames are first seen whole at this size; that look is kept when the smallest
+    # cards found (10th percentile of long sides) are at least this many input pixels.
+    live_input_px: int = 320
+    live_min_card_long_side_input_px: float = 36.0
     # Overlap of neighbouring tiles, as a fraction of a tile.
     tile_overlap_fraction: float = 0.25
 

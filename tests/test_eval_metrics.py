@@ -1,0 +1,82 @@
+"""Evaluation arithmetic: matching, exact counts, precision/recall, confusion, bands."""
+
+import numpy as np
+import pytest
+
+from vision.cards import BACK, FACE, Cards
+from vision.counter import Count
+from vision.evaluate import Evaluation, match_cards, quad_iou
+
+
+def quad(x: float, y: float, w: float = 40, h: float = 60) -> list[list[float]]:
+    return [[x, y], [x + w, y], [x + w, y + h], [x, y + h]]
+
+
+def truth_record(cards: list[dict], decks: list[str], kind: str = "sorted") -> dict:
+    counts = {d: 0 for d in decks}
+    for c in cards:
+        if c["side"] == "back" and c.get("deck"):
+            counts[c["deck"]] += 1
+    return {"image": "x.jpg", "kind": kind, "decks": decks, "cards": cards, "counts": counts}
+
+
+def count_of(quads: list, sides: list[int], decks: list, profile: tuple) -> Count:
+    cards = Cards(np.asarray(quads, np.float32), sides, np.full(len(quads), 0.9))
+    cards.deck[:] = decks
+    return Count("x.jpg", (640, 480), cards, profile, {"name": "t", "sha256": "0"})
+
+
+def test_quad_iou() -> None:
+    a = np.asarray(quad(0, 0), np.float32)
+    assert quad_iou(a, a) == pytest.approx(1.0)
+    assert quad_iou(a, np.asarray(quad(20, 0), np.float32)) == pytest.approx(1 / 3, abs=1e-3)
+    assert quad_iou(a, np.asarray(quad(100, 100), np.float32)) == 0.0
+
+
+def test_matching_is_one_to_one() -> None:
+    t = np.asarray([quad(0, 0), quad(50, 0)], np.float32)
+    p = np.asarray([quad(1, 0), quad(2, 0), quad(51, 1)], np.float32)
+    pairs = match_cards(p, t)
+    assert sorted(j for _, j in pairs) == [0, 1]
+    assert len(pairs) == 2
+
+
+def test_perfect_and_wrong_counts() -> None:
+    decks = ["pump", "plow"]
+    cards = [
+        {"side": "back", "deck": "pump", "corners": quad(0, 0), "visible_fraction": 0.9},
+        {"side": "back", "deck": "plow", "corners": quad(50, 0), "visible_fraction": 0.4},
+        {
+            "side": "face",
+            "deck": None,
+            "color": "red",
+            "corners": quad(100, 0),
+            "visible_fraction": 1.0,
+        },
+    ]
+    ev = Evaluation()
+    truth = truth_record(cards, decks)
+    good = count_of(
+        [c["corners"] for c in cards], [BACK, BACK, FACE], ["pump", "plow", None], tuple(decks)
+    )
+    ev.add(truth, good)
+    # second image: the plow card named pump, plus a spurious card
+    bad = count_of(
+        [c["corners"] for c in cards] + [quad(300, 300)],
+        [BACK, BACK, FACE, BACK],
+        ["pump", "pump", None, "pump"],
+        tuple(decks),
+    )
+    ev.add(truth, bad)
+    out = ev.to_json()
+    assert out["images"] == 2
+    assert out["image_exact"] == 0.5
+    assert out["deck_exact"] == 0.5  # 2 of 4 (image, deck) pairs
+    assert out["mae"] == pytest.approx((0 + 0 + 2 + 1) / 4)
+    assert out["card_recall"] == 1.0
+    assert out["card_precision"] == pytest.approx(6 / 7, abs=1e-4)
+    assert out["confusion"]["plow"]["pump"] == 1
+    assert out["confusion"]["spurious"]["pump"] == 1
+    assert out["by_visibility"]["0.3-0.5"]["label_accuracy"] == 0.5
+    assert out["by_kind"]["sorted"]["images"] == 2
+    assert len(out["failures"]) == 1

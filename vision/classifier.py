@@ -1,0 +1,96 @@
+"""Naming each card: deck of a back (or unknown), colour of a face, from its rectified crop."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from scoring.errors import ModelError
+from vision.cards import BACK, FACE, Cards
+from vision.crops import CardRectifier, to_blob
+from vision.detector import file_sha256
+
+FACE_PREFIX = "face:"
+OTHER = "other"
+
+
+class DeckClassifier:
+    """The exported deck classifier (ONNX) with its class list.
+
+    A back is named by the most probable class among decks and ``other``; it is unknown
+    when that class is ``other``, is a deck outside the profile, or is less probable than
+    ``min_deck_probability``.
+    """
+
+    def __init__(
+        self, path: Path, threads: int | None = None, min_deck_probability: float = 0.5
+    ) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise ModelError(f"{self.path}: no such deck classifier")
+        if not 0.0 <= min_deck_probability <= 1.0:
+            raise ValueError("min_deck_probability must be within [0, 1]")
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or min(os.cpu_count() or 1, 4)
+        options.inter_op_num_threads = 1
+        try:
+            self.session = ort.InferenceSession(
+                str(self.path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+            meta = self.session.get_modelmeta().custom_metadata_map
+            self.classes: tuple[str, ...] = tuple(json.loads(meta["classes"]))
+            self.width_px = int(meta["crop_width_px"])
+            self.height_px = int(meta["crop_height_px"])
+        except ModelError:
+            raise
+        except Exception as exc:  # onnxruntime and json raise untyped errors
+            raise ModelError(f"{self.path}: not a usable deck classifier ({exc})") from None
+        self.min_deck_probability = min_deck_probability
+        self.decks = tuple(c for c in self.classes if not c.startswith(FACE_PREFIX) and c != OTHER)
+        self.colors = tuple(
+            c[len(FACE_PREFIX) :] for c in self.classes if c.startswith(FACE_PREFIX)
+        )
+        self._is_back_class = np.array(
+            [not c.startswith(FACE_PREFIX) for c in self.classes], dtype=bool
+        )
+        self.sha256 = file_sha256(self.path)
+        self.name = self.path.stem
+
+    def probabilities(self, crops_bgr: np.ndarray) -> np.ndarray:
+        """``(n, classes)`` softmax probabilities of ``(n, h, w, 3)`` crops."""
+        if not len(crops_bgr):
+            return np.zeros((0, len(self.classes)), np.float32)
+        logits = self.session.run(["logits"], {"crops": to_blob(crops_bgr)})[0]
+        logits = logits - logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def classify(
+        self, image_bgr: np.ndarray, cards: Cards, profile: tuple[str, ...] | None = None
+    ) -> Cards:
+        """A copy of ``cards`` with ``deck``, ``deck_confidence`` and ``color`` filled in."""
+        out = cards[np.arange(len(cards))]
+        if not len(cards):
+            return out
+        crops = CardRectifier(image_bgr, self.width_px, self.height_px).crops(cards.corners)
+        p = self.probabilities(crops)
+        allowed = set(profile) if profile is not None else set(self.decks)
+        back_scores = np.where(self._is_back_class, p, -1.0)
+        face_scores = np.where(~self._is_back_class, p, -1.0)
+        for i in range(len(cards)):
+            if cards.side[i] == BACK:
+                k = int(back_scores[i].argmax())
+                name = self.classes[k]
+                out.deck_confidence[i] = p[i, k]
+                sure = p[i, k] >= self.min_deck_probability
+                out.deck[i] = name if (name in allowed and sure) else None
+            elif cards.side[i] == FACE:
+                k = int(face_scores[i].argmax())
+                out.deck_confidence[i] = p[i, k]
+                out.color[i] = self.classes[k][len(FACE_PREFIX) :]
+        return out

@@ -1,0 +1,303 @@
+"""`Counter`: an image in, every card with its deck and the count per deck out.
+
+>>> counter = Counter()                      # shipped models, loaded once
+>>> count = counter.count("table.jpg")
+>>> count.counts, count.unknown, count.to_json()
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scoring.errors import ModelError
+from vision.cards import BACK, SIDE_NAMES, Cards
+from vision.classifier import DeckClassifier
+from vision.detector import OnnxDetector, rotated_nms
+from vision.imageio import load_image
+from vision.settings import VisionSettings
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_DETECTOR = MODELS_DIR / "tallero-cards.onnx"
+DEFAULT_CLASSIFIER = MODELS_DIR / "tallero-decks.onnx"
+
+
+@dataclass
+class Count:
+    """The cards of one image, numbered, and what they add up to per deck."""
+
+    image: str
+    size: tuple[int, int]
+    cards: Cards
+    decks: tuple[str, ...]
+    model: dict[str, Any]
+    uncertain_below_confidence: float = 0.5
+    timings_s: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ids(self) -> list[int]:
+        """Card numbers as shown on the annotated image (1-based, reading order)."""
+        return list(range(1, len(self.cards) + 1))
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Back-up cards per deck of the profile (0 where none was seen)."""
+        backs = self.cards.deck[self.cards.side == BACK]
+        return {deck: int(sum(1 for d in backs if d == deck)) for deck in self.decks}
+
+    @property
+    def unknown(self) -> int:
+        """Back-up cards that match no deck of the profile."""
+        return int(
+            sum(
+                1
+                for s, d in zip(self.cards.side, self.cards.deck, strict=True)
+                if s == BACK and d is None
+            )
+        )
+
+    @property
+    def uncertain(self) -> list[int]:
+        """Ids of cards whose detection or naming is below the confidence bar, or unknown."""
+        conf = self.cards.overall_confidence
+        out = []
+        for i in range(len(self.cards)):
+            low = conf[i] < self.uncertain_below_confidence
+            unnamed = self.cards.side[i] == BACK and self.cards.deck[i] is None
+            if low or unnamed:
+                out.append(i + 1)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The stable JSON contract of ``tallero count --json`` (see README)."""
+        cards = []
+        for i in range(len(self.cards)):
+            value = int(self.cards.value[i])
+            cards.append(
+                {
+                    "id": i + 1,
+                    "side": SIDE_NAMES[int(self.cards.side[i])],
+                    "deck": self.cards.deck[i],
+                    "color": self.cards.color[i],
+                    "value": value if value >= 0 else None,
+                    "corners": [
+                        [round(float(x), 1), round(float(y), 1)] for x, y in self.cards.corners[i]
+                    ],
+                    "confidence": round(float(self.cards.overall_confidence[i]), 4),
+                }
+            )
+        return {
+            "image": self.image,
+            "size": [int(self.size[0]), int(self.size[1])],
+            "counts": self.counts,
+            "unknown": self.unknown,
+            "cards": cards,
+            "uncertain": self.uncertain,
+            "model": self.model,
+        }
+
+
+def reading_order(cards: Cards) -> np.ndarray:
+    """Indices that number cards row by row (top to bottom), left to right within a row."""
+    if not len(cards):
+        return np.zeros(0, np.int64)
+    c = cards.centers
+    row_h = max(float(np.median(cards.long_side_px)) * 0.5, 1.0)
+    return np.lexsort((c[:, 0], np.floor(c[:, 1] / row_h)))
+
+
+class Counter:
+    """Loads the detector and deck classifier once; counts cards in any number of images.
+
+    Args:
+        model_path: detector, an exported ``.onnx`` (run with onnxruntime) or a ``.pt``
+            (run with ultralytics; slower to start). Defaults to the shipped model.
+        classifier_path: deck classifier ``.onnx``; defaults to the shipped one.
+        decks: the profile's decks (counted, listed with 0); defaults to every deck the
+            classifier knows. A back of a deck outside the profile is unknown.
+        settings: thresholds; defaults to :class:`VisionSettings`.
+        threads: CPU threads for inference (default: all cores, at most 4).
+        live: favour speed on webcam frames (a quick low-resolution look first).
+    """
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        classifier_path: Path | None = None,
+        decks: tuple[str, ...] | None = None,
+        settings: VisionSettings | None = None,
+        threads: int | None = None,
+        live: bool = False,
+    ) -> None:
+        self.settings = settings or VisionSettings()
+        self.live = live
+        model_path = Path(model_path) if model_path else DEFAULT_DETECTOR
+        if model_path.suffix == ".pt":
+            from vision.detector import UltralyticsDetector
+
+            self.detector: Any = UltralyticsDetector(model_path, self.settings, threads)
+        else:
+            self.detector = OnnxDetector(model_path, self.settings, threads)
+        self.classifier = DeckClassifier(
+            Path(classifier_path) if classifier_path else DEFAULT_CLASSIFIER, threads
+        )
+        if decks is not None:
+            unknown = [d for d in decks if d not in self.classifier.decks]
+            if unknown:
+                raise ModelError(
+                    f"the deck model does not know {', '.join(unknown)}; it knows "
+                    f"{', '.join(self.classifier.decks)}"
+                )
+        self.decks = tuple(decks) if decks is not None else self.classifier.decks
+        combined = hashlib.sha256(
+            (self.detector.sha256 + self.classifier.sha256).encode()
+        ).hexdigest()
+        self.model_info = {
+            "name": f"{self.detector.name}+{self.classifier.name}",
+            "sha256": combined,
+            "parts": [
+                {"name": self.detector.path.name, "sha256": self.detector.sha256},
+                {"name": self.classifier.path.name, "sha256": self.classifier.sha256},
+            ],
+        }
+
+    # -- localizing -------------------------------------------------------------------
+
+    def locate(self, image_bgr: np.ndarray) -> Cards:
+        """Every card's quad and side.
+
+        Live mode first looks at the whole frame at ``live_input_px`` and keeps that when
+        every card found is large enough; otherwise (and always for photos) the frame is
+        seen at the detector's own size, and a big photo whose cards come out too small
+        is tiled at a finer scale.
+        """
+        s = self.settings
+        detector = self.detector
+        if not isinstance(detector, OnnxDetector):
+            return detector.detect(image_bgr)  # the ultralytics baseline has no tiling
+        h, w = image_bgr.shape[:2]
+        if self.live and detector.dynamic:
+            quick = detector.detect(image_bgr, s.live_input_px)
+            small = s.live_min_card_long_side_input_px * max(h, w) / s.live_input_px
+            if len(quick) and float(np.percentile(quick.long_side_px, 10)) >= small:
+                return quick
+        cards = detector.detect(image_bgr)
+        input_px = detector.input_px
+        whole_scale = input_px / max(h, w)
+        if whole_scale >= 1.0:
+            return cards  # already at full resolution; zooming in adds no detail
+        if len(cards):
+            card_input_px = float(np.median(cards.long_side_px)) * whole_scale
+            if card_input_px >= s.min_card_long_side_input_px:
+                return cards
+            zoom = s.target_card_long_side_input_px / max(card_input_px, 1.0)
+        else:
+            zoom = 3.0  # nothing at all in a big photo: look closer once
+        scale = min(whole_scale * zoom, 1.0)
+        if scale <= whole_scale * 1.2:
+            return cards
+        tiled = self._tiled(image_bgr, scale)
+        return tiled if len(tiled) >= len(cards) else cards
+
+    def _tiled(self, image_bgr: np.ndarray, scale: float) -> Cards:
+        """Detect on overlapping tiles of the image resized by ``scale``."""
+        import cv2
+
+        s = self.settings
+        input_px = self.detector.input_px
+        h, w = image_bgr.shape[:2]
+        sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
+        interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        big = cv2.resize(image_bgr, (sw, sh), interpolation=interp)
+        step = max(1, int(input_px * (1 - s.tile_overlap_fraction)))
+        xs = list(range(0, max(sw - input_px, 0) + 1, step))
+        ys = list(range(0, max(sh - input_px, 0) + 1, step))
+        if xs[-1] + input_px < sw:
+            xs.append(sw - input_px)
+        if ys[-1] + input_px < sh:
+            ys.append(sh - input_px)
+        margin = 2.0
+        parts = []
+        for y0 in ys:
+            for x0 in xs:
+                tile = big[y0 : y0 + input_px, x0 : x0 + input_px]
+                if tile.shape[0] != input_px or tile.shape[1] != input_px:
+                    pad = np.full((input_px, input_px, 3), 114, np.uint8)
+                    pad[: tile.shape[0], : tile.shape[1]] = tile
+                    tile = pad
+                found = self.detector.infer(tile)  # a square of input_px
+                if not len(found):
+                    continue
+                # Cards cut by an inner tile edge are left to the neighbouring tile.
+                lo = found.corners.min(axis=1)
+                hi = found.corners.max(axis=1)
+                cut = np.zeros(len(found), bool)
+                if x0 > 0:
+                    cut |= lo[:, 0] < margin
+                if y0 > 0:
+                    cut |= lo[:, 1] < margin
+                if x0 + input_px < sw:
+                    cut |= hi[:, 0] > input_px - margin
+                if y0 + input_px < sh:
+                    cut |= hi[:, 1] > input_px - margin
+                found = found[~cut]
+                parts.append(found.transformed(1.0 / scale, (x0 / scale, y0 / scale)))
+        merged = Cards.concatenate(parts)
+        if not len(merged):
+            return merged
+        xywhr = quads_to_xywhr(merged.corners)
+        keep = rotated_nms(xywhr, merged.confidence, s.nms_iou, s.max_cards)
+        return merged[keep]
+
+    # -- counting ---------------------------------------------------------------------
+
+    def count(
+        self,
+        image: str | Path | np.ndarray,
+        name: str | None = None,
+        decks: tuple[str, ...] | None = None,
+    ) -> Count:
+        """Count the cards of one image (a path or a BGR array).
+
+        ``decks`` overrides the profile for this image (e.g. the decks of the game).
+        """
+        profile = tuple(decks) if decks is not None else self.decks
+        t0 = time.perf_counter()
+        if isinstance(image, (str, Path)):
+            name = name or str(image)
+            image_bgr = load_image(image, self.settings)
+        else:
+            image_bgr = image
+            name = name or "<array>"
+        t1 = time.perf_counter()
+        cards = self.locate(image_bgr)
+        t2 = time.perf_counter()
+        cards = self.classifier.classify(image_bgr, cards, profile)
+        cards = cards[reading_order(cards)]
+        t3 = time.perf_counter()
+        h, w = image_bgr.shape[:2]
+        return Count(
+            image=name,
+            size=(w, h),
+            cards=cards,
+            decks=profile,
+            model=self.model_info,
+            uncertain_below_confidence=self.settings.uncertain_below_confidence,
+            timings_s={"decode": t1 - t0, "detect": t2 - t1, "classify": t3 - t2},
+        )
+
+
+def quads_to_xywhr(corners: np.ndarray) -> np.ndarray:
+    """``(n, 4, 2)`` quads to rotated boxes ``(n, 5)``: centre, width (edge 0-1), height, angle."""
+    c = corners.mean(axis=1)
+    e01 = corners[:, 1] - corners[:, 0]
+    e12 = corners[:, 2] - corners[:, 1]
+    w = np.linalg.norm(e01, axis=1)
+    h = np.linalg.norm(e12, axis=1)
+    r = np.arctan2(e01[:, 1], e01[:, 0])
+    return np.column_stack([c, w, h, r]).astype(np.float32)

@@ -1,0 +1,254 @@
+"""The light deck classifier: a tiny CNN on rectified card crops, trained with torch.
+
+Only training and export import torch; the run-time path uses the exported ONNX file
+(:mod:`vision.classifier`). Classes: every deck id, ``face:<colour>`` for the four face
+colours, and ``other`` for card-like things that belong to no deck.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vision.cards import canonical_corners
+from vision.crops import CardRectifier, to_blob
+
+FACE_PREFIX = "face:"
+OTHER = "other"
+
+
+@dataclass(frozen=True)
+class CropSet:
+    """Labelled crops: ``images (n, h, w, 3)`` uint8 BGR, ``labels (n,)`` class indices."""
+
+    images: np.ndarray
+    labels: np.ndarray
+    visible: np.ndarray
+    classes: tuple[str, ...]
+
+
+def class_of(card: dict) -> str:
+    """The classifier class of one truth card."""
+    if card["side"] == "face":
+        return FACE_PREFIX + str(card["color"])
+    if card.get("random_art") or card.get("deck") is None:
+        return OTHER
+    return str(card["deck"])
+
+
+def default_classes(decks: tuple[str, ...], colors: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(decks) + tuple(FACE_PREFIX + c for c in colors) + (OTHER,)
+
+
+def collect_crops(
+    dataset_dirs: list[Path],
+    classes: tuple[str, ...],
+    width_px: int,
+    height_px: int,
+    jitter_fraction: float,
+    copies: int,
+    seed: int,
+    min_visible: float = 0.0,
+    limit_images: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> CropSet:
+    """Rectified crops of every truth card of synthetic scenes, with corner jitter.
+
+    Corner jitter (a fraction of the card's short side) mimics the detector's error, so
+    the classifier learns from crops like the ones it will see.
+    """
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    index = {c: i for i, c in enumerate(classes)}
+    images, labels, visible = [], [], []
+    truth_files = sorted(f for d in dataset_dirs for f in (Path(d) / "truth").glob("*.json"))
+    if limit_images:
+        truth_files = truth_files[:limit_images]
+    for k, tf in enumerate(truth_files):
+        truth = json.loads(tf.read_text())
+        img = cv2.imread(str(tf.parent.parent / "images" / truth["image"]))
+        if img is None:
+            continue
+        rect = CardRectifier(img, width_px, height_px)
+        for card in truth["cards"]:
+            if card.get("visible_fraction", 1.0) < min_visible:
+                continue
+            label = class_of(card)
+            if label not in index:
+                continue
+            quad = np.asarray(card["corners"], np.float32)
+            short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
+            for c in range(copies):
+                q = (
+                    quad
+                    if c == 0 and copies > 1
+                    else quad + rng.normal(0, jitter_fraction * short, (4, 2)).astype(np.float32)
+                )
+                images.append(rect.crop(canonical_corners(q)[0]))
+                labels.append(index[label])
+                visible.append(card.get("visible_fraction", 1.0))
+        if progress:
+            progress(k + 1, len(truth_files))
+    return CropSet(
+        np.stack(images) if images else np.zeros((0, height_px, width_px, 3), np.uint8),
+        np.asarray(labels, np.int64),
+        np.asarray(visible, np.float32),
+        classes,
+    )
+
+
+def build_net(n_classes: int, width: int = 16):  # noqa: ANN201 - torch stays a lazy import
+    """A small CNN: four conv blocks, global average pooling, an embedding and a linear head."""
+    import torch
+    from torch import nn
+
+    def block(cin: int, cout: int, pool: bool) -> list:
+        layers = [
+            nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+        ]
+        if pool:
+            layers.append(nn.MaxPool2d(2))
+        return layers
+
+    class DeckNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            w = width
+            self.features = nn.Sequential(
+                *block(3, w, True),
+                *block(w, 2 * w, True),
+                *block(2 * w, 4 * w, True),
+                *block(4 * w, 4 * w, False),
+                nn.AdaptiveAvgPool2d(1),
+                nn.Flatten(),
+            )
+            self.head = nn.Linear(4 * w, n_classes)
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            emb = self.features(x)
+            return self.head(emb), emb
+
+    return DeckNet()
+
+
+def _augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Photometric jitter and 180 degree turns on ``(n, 3, h, w)`` float crops."""
+    n = len(batch)
+    turn = rng.random(n) < 0.5
+    batch[turn] = batch[turn][:, :, ::-1, ::-1]
+    gain = rng.uniform(0.7, 1.25, (n, 1, 1, 1)).astype(np.float32)
+    bias = rng.uniform(-0.12, 0.12, (n, 1, 1, 1)).astype(np.float32)
+    tint = rng.uniform(-0.06, 0.06, (n, 3, 1, 1)).astype(np.float32)
+    batch = batch * gain + bias + tint
+    gray = rng.random(n) < 0.05
+    if gray.any():
+        batch[gray] = batch[gray].mean(axis=1, keepdims=True)
+    return np.clip(batch, 0.0, 1.0)
+
+
+def train_net(
+    train: CropSet,
+    val: CropSet | None,
+    epochs: int,
+    seed: int,
+    threads: int = 1,
+    batch_size: int = 128,
+    lr: float = 3e-3,
+    log: Callable[[str], None] = print,
+):  # noqa: ANN201
+    """Train the deck classifier; returns the torch module (eval mode)."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed)
+    net = build_net(len(train.classes))
+    x_all = to_blob(train.images)
+    y_all = torch.from_numpy(train.labels)
+    steps = epochs * int(np.ceil(len(x_all) / batch_size))
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    for epoch in range(epochs):
+        net.train()
+        t0 = time.time()
+        order = rng.permutation(len(x_all))
+        total = 0.0
+        for s in range(0, len(order), batch_size):
+            idx = order[s : s + batch_size]
+            xb = torch.from_numpy(np.ascontiguousarray(_augment(x_all[idx].copy(), rng)))
+            logits, _ = net(xb)
+            loss = loss_fn(logits, y_all[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        msg = f"deck classifier epoch {epoch + 1}/{epochs}: loss {total / len(x_all):.4f}"
+        if val is not None and len(val.labels):
+            acc = float((predict_torch(net, val.images) == val.labels).mean())
+            msg += f", val accuracy {acc:.4f}"
+        log(msg + f" ({time.time() - t0:.0f} s)")
+    net.eval()
+    return net
+
+
+def predict_torch(net, images: np.ndarray) -> np.ndarray:  # noqa: ANN001
+    import torch
+
+    net.eval()
+    out = []
+    with torch.no_grad():
+        for s in range(0, len(images), 512):
+            logits, _ = net(torch.from_numpy(to_blob(images[s : s + 512])))
+            out.append(logits.argmax(1).numpy())
+    net.train()
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
+def export_onnx(
+    net,
+    path: Path,
+    classes: tuple[str, ...],
+    width_px: int,
+    height_px: int,  # noqa: ANN001
+    extra: dict[str, str] | None = None,
+) -> Path:
+    """Write the classifier as ONNX (inputs ``crops``; outputs ``logits``, ``embedding``)."""
+    import onnx
+    import torch
+
+    net.eval()
+    dummy = torch.zeros(1, 3, height_px, width_px)
+    torch.onnx.export(
+        net,
+        dummy,
+        str(path),
+        input_names=["crops"],
+        output_names=["logits", "embedding"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}, "embedding": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    model = onnx.load(str(path))
+    meta = {
+        "classes": json.dumps(list(classes)),
+        "crop_width_px": str(width_px),
+        "crop_height_px": str(height_px),
+        "task": "tallero-deck-classifier",
+    }
+    meta.update(extra or {})
+    for key, value in meta.items():
+        prop = model.metadata_props.add()
+        prop.key, prop.value = key, value
+    onnx.save(model, str(path))
+    return path

@@ -1,0 +1,210 @@
+"""`tallero train`: synthetic scenes -> oriented card detector + deck classifier -> ONNX.
+
+Every stage is skipped when its output exists, so a stopped run resumes where it was;
+the detector resumes from its last epoch checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from vision.detector import file_sha256
+
+DETECTOR_YAML = "yolo11n-obb.yaml"
+
+
+@dataclass(frozen=True)
+class TrainRecipe:
+    """Everything that decides the shipped models (recorded in the model card)."""
+
+    train_images: int = 1800
+    val_images: int = 100
+    train_seed: int = 1000
+    val_seed: int = 2000
+    min_visible: float = 0.3
+    imgsz_px: int = 480
+    epochs: int = 5
+    batch: int = 16
+    detector_yaml: str = DETECTOR_YAML
+    classifier_epochs: int = 6
+    # 0: every training scene
+    classifier_images: int = 0
+    classifier_crop_width_px: int = 32
+    classifier_crop_height_px: int = 48
+    classifier_seed: int = 7
+    threads: int = 2
+
+
+def _log_default(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def make_data(root: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log_default) -> Path:
+    """Generate (or reuse) the train and val scenes and a data.yaml for ultralytics."""
+    from vision.synth.generate import synthesize
+
+    for split, n, seed in (
+        ("train", recipe.train_images, recipe.train_seed),
+        ("val", recipe.val_images, recipe.val_seed),
+    ):
+        out = root / split
+        have = len(list((out / "truth").glob("*.json"))) if (out / "truth").is_dir() else 0
+        if have >= n:
+            log(f"data: {split} has {have} scenes, reusing {out}")
+            continue
+        log(f"data: generating {n} {split} scenes (seed {seed}) into {out}")
+        t0 = time.time()
+        synthesize(
+            out,
+            n=n,
+            seed=seed,
+            kind="mixed",
+            min_visible=recipe.min_visible,
+            workers=recipe.threads,
+            progress=True,
+        )
+        log(f"data: {split} done in {time.time() - t0:.0f} s")
+    yaml_path = root / "cards.yaml"
+    yaml_path.write_text(
+        f"path: {root.resolve()}\ntrain: train/images\nval: val/images\n"
+        "names:\n  0: back\n  1: face\n"
+    )
+    return yaml_path
+
+
+def train_detector(
+    data_yaml: Path,
+    runs: Path,
+    recipe: TrainRecipe,
+    name: str = "cards",
+    log: Callable[[str], None] = _log_default,
+) -> Path:
+    """Train (or resume) the OBB detector from a model YAML, offline; returns best.pt."""
+    import os
+
+    os.environ["YOLO_VERBOSE"] = "true"
+    from vision.offline import import_ultralytics
+
+    import_ultralytics(recipe.threads)
+    from ultralytics import YOLO
+
+    run_dir = runs / name
+    last = run_dir / "weights" / "last.pt"
+    best = run_dir / "weights" / "best.pt"
+    done = run_dir / "done.json"
+    if done.exists() and best.exists():
+        log(f"detector: already trained ({best})")
+        return best
+    t0 = time.time()
+    if last.exists():
+        log(f"detector: resuming from {last}")
+        YOLO(str(last)).train(resume=True, workers=0, device="cpu")
+    else:
+        log(
+            f"detector: training {recipe.detector_yaml} for {recipe.epochs} epochs at "
+            f"{recipe.imgsz_px} px"
+        )
+        model = YOLO(recipe.detector_yaml, task="obb")
+        model.train(
+            data=str(data_yaml),
+            epochs=recipe.epochs,
+            imgsz=recipe.imgsz_px,
+            batch=recipe.batch,
+            workers=0,
+            device="cpu",
+            project=str(runs),
+            name=name,
+            exist_ok=True,
+            plots=False,
+            amp=False,
+            seed=recipe.train_seed,
+            deterministic=False,
+            patience=100,
+            warmup_epochs=1.0,
+            close_mosaic=max(1, recipe.epochs // 6),
+            fliplr=0.5,
+            flipud=0.5,
+            degrees=0.0,
+            mosaic=1.0,
+            cache=False,
+        )
+    done.write_text(json.dumps({"wall_s": time.time() - t0}))
+    log(f"detector: trained in {time.time() - t0:.0f} s")
+    return best
+
+
+def export_detector(
+    weights: Path, out: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log_default
+) -> Path:
+    """Export the detector to ONNX at the training size; returns the ONNX path in ``out``."""
+    from vision.offline import import_ultralytics
+
+    import_ultralytics(recipe.threads)
+    from ultralytics import YOLO
+
+    onnx_path = Path(
+        YOLO(str(weights), task="obb").export(
+            format="onnx", imgsz=recipe.imgsz_px, simplify=True, dynamic=True, opset=17
+        )
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(onnx_path, out)
+    # The .pt travels along: the benchmark's plain-ultralytics baseline and fine-tuning.
+    shutil.copyfile(weights, out.with_suffix(".pt"))
+    log(
+        f"detector: exported {out} ({out.stat().st_size / 1e6:.1f} MB, sha256 "
+        f"{file_sha256(out)[:12]})"
+    )
+    return out
+
+
+def train_classifier(
+    data_root: Path, out: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log_default
+) -> Path:
+    """Fit the deck classifier on rectified crops of the training scenes; export ONNX."""
+    from vision.deck_net import collect_crops, default_classes, export_onnx, train_net
+    from vision.synth.decks import ALL_DECKS, FACE_COLORS
+
+    classes = default_classes(ALL_DECKS, FACE_COLORS)
+    w, h = recipe.classifier_crop_width_px, recipe.classifier_crop_height_px
+    t0 = time.time()
+    train = collect_crops(
+        [data_root / "train"],
+        classes,
+        w,
+        h,
+        jitter_fraction=0.03,
+        copies=1,
+        seed=recipe.classifier_seed,
+        limit_images=recipe.classifier_images or None,
+    )
+    val = collect_crops(
+        [data_root / "val"],
+        classes,
+        w,
+        h,
+        jitter_fraction=0.03,
+        copies=1,
+        seed=recipe.classifier_seed + 1,
+    )
+    log(
+        f"classifier: {len(train.labels)} train crops, {len(val.labels)} val crops "
+        f"({time.time() - t0:.0f} s)"
+    )
+    net = train_net(
+        train,
+        val,
+        epochs=recipe.classifier_epochs,
+        seed=recipe.classifier_seed,
+        threads=1,
+        log=log,
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    export_onnx(net, out, classes, w, h, extra={"recipe": json.dumps(asdict(recipe))})
+    log(f"classifier: exported {out} in {time.time() - t0:.0f} s total")
+    return out
