@@ -111,10 +111,6 @@ def write_scene(out_dir: Path, opts: SceneOptions, index: int) -> dict[str, Any]
     return {"kind": rec["kind"], "cards": len(rec["cards"])}
 
 
-def _init_worker() -> None:
-    cv2.setNumThreads(1)
-
-
 def _work(args: tuple[Path, SceneOptions, int]) -> dict[str, Any]:
     return write_scene(*args)
 
@@ -193,8 +189,16 @@ def synthesize(
             finally:
                 cv2.setNumThreads(prev)
         else:
+            # Forked workers inherit OpenCV with one thread: each core runs one worker, and no
+            # OpenCV worker thread is caught mid-job by the fork (a child would wait forever
+            # on its lock). Registered art styles are inherited too.
             method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-            with mp.get_context(method).Pool(workers, initializer=_init_worker) as pool:
-                for _ in pool.imap(_work, tasks, chunksize=8):
-                    bar.advance(job)
+            prev = cv2.getNumThreads()
+            cv2.setNumThreads(1)
+            try:
+                with mp.get_context(method).Pool(workers) as pool:
+                    for _ in pool.imap(_work, tasks, chunksize=8):
+                        bar.advance(job)
+            finally:
+                cv2.setNumThreads(prev)
     return out_dir
