@@ -16,7 +16,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.synth.art import STYLES, ArtPool
+from vision.synth.art import STYLES, ArtPool, load_style
 from vision.synth.labels import CLASS_NAMES, obb_lines, truth
 from vision.synth.plans import KINDS, make_plan
 from vision.synth.scene import fit_plan, render
@@ -54,11 +54,12 @@ class SceneOptions:
             raise ValueError("seed must be >= 0")
 
 
-_CACHE: dict[tuple[str, int, int], tuple[ArtPool, list[np.ndarray]]] = {}
+_CACHE: dict[tuple[str, int, int, int], tuple[ArtPool, list[np.ndarray]]] = {}
 
 
 def _pools(art: str, seed: int, block: int) -> tuple[ArtPool, list[np.ndarray]]:
-    key = (art, seed, block)
+    # the style object is part of the key: a style registered anew under an old name counts
+    key = (art, id(load_style(art)), seed, block)
     if key not in _CACHE:
         _CACHE.clear()  # one block at a time per worker
         rng = np.random.default_rng([seed, block, 0xA47])
