@@ -13,7 +13,7 @@ import numpy as np
 
 from vision.synth.decks import DECK_ART, INK_BGR
 from vision.synth.etching import Pen, rect, ring
-from vision.synth.print_effects import ink_on_paper, paper_color, rounded_rect_pts
+from vision.synth.print_effects import edge_wear, ink_on_paper, paper_color, rounded_rect_pts
 
 Drawing = Callable[[Pen, np.random.Generator, float], None]
 
@@ -328,4 +328,8 @@ def draw_back(deck: str, rng: np.random.Generator, w: int, h: int) -> np.ndarray
     drawings = DRAWINGS[obj]
     drawings[int(rng.integers(len(drawings)))](pen, rng, rng.uniform(0.65, 1.3) * ppm)
     cov = cv2.resize(cov, (w, h), interpolation=cv2.INTER_AREA)
-    return ink_on_paper(cov, ink_shade(ink, rng), paper_color(rng), rng)
+    if rng.random() < 0.2:  # plate tone: a faint film of ink left on the whole print
+        cov = np.maximum(cov, np.float32(rng.uniform(0.03, 0.08)))
+    wear = float(rng.uniform(0, 0.5) ** 1.5)
+    out = ink_on_paper(cov, ink_shade(ink, rng), paper_color(rng), rng, wear)
+    return edge_wear(out, rng, wear)
