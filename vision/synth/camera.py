@@ -30,10 +30,11 @@ class Camera:
 def project(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Apply homography ``H`` to points (..., 2)."""
     p = np.asarray(pts, np.float64)
-    shp = p.shape
-    p = p.reshape(-1, 2)
-    q = np.c_[p, np.ones(len(p))] @ H.T
-    return (q[:, :2] / q[:, 2:3]).reshape(shp)
+    x, y = p[..., 0], p[..., 1]
+    w = H[2, 0] * x + H[2, 1] * y + H[2, 2]
+    u = (H[0, 0] * x + H[0, 1] * y + H[0, 2]) / w
+    v = (H[1, 0] * x + H[1, 1] * y + H[1, 2]) / w
+    return np.stack([u, v], -1)
 
 
 def _rot_x(a: float) -> np.ndarray:

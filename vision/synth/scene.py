@@ -23,7 +23,7 @@ from vision.synth.decks import (
     CARD_W_PX,
     CORNER_RADIUS_MM,
 )
-from vision.synth.layouts import all_corners, card_corners_mm
+from vision.synth.layouts import all_corners
 from vision.synth.lighting import lens, light
 from vision.synth.plans import CardSpec, Plan
 from vision.synth.print_effects import rounded_rect_pts
@@ -154,22 +154,28 @@ def render(
     shadow_len = rng.uniform(0.004, 0.025)
     sdir = np.array([np.cos(light_dir), np.sin(light_dir)])
     card_px = cam.px_per_mm * 87.0
-    corners_px = np.zeros((n, 4, 2))
     prints: dict[tuple[object, ...], Texture] = {}
-    full_area = np.ones(n)
+    # geometry of every card at once: corners, rounded outline, true area in pixels
+    poses = np.array([c.pose for c in plan.cards], np.float64).reshape(-1, 3)
+    corners_px = project(cam.H, all_corners(poses))
+    cos, sin = np.cos(poses[:, 2:3]), np.sin(poses[:, 2:3])
+    ox = _OUTLINE[None, :, 0] * cos - _OUTLINE[None, :, 1] * sin + poses[:, 0:1]
+    oy = _OUTLINE[None, :, 0] * sin + _OUTLINE[None, :, 1] * cos + poses[:, 1:2]
+    outlines = project(cam.H, np.stack([ox, oy], -1))
+    ux, uy = outlines[..., 0], outlines[..., 1]
+    shoelace = (ux * np.roll(uy, -1, 1) - np.roll(ux, -1, 1) * uy).sum(1)
+    full_area = np.maximum(1.0, 0.5 * np.abs(shoelace))
+    card_lens = np.linalg.norm(corners_px[:, 3] - corners_px[:, 0], axis=-1)
+    out_lo = np.floor(outlines.min(1)).astype(int)
+    out_hi = np.ceil(outlines.max(1)).astype(int)
     for k, card in enumerate(plan.cards):
         P = cam.H @ _pose_matrix(card.pose)
-        corners_px[k] = project(P, card_corners_mm(np.zeros(3)))
-        outline = project(P, _OUTLINE).astype(np.float32)
-        full_area[k] = max(1.0, abs(cv2.contourArea(outline)))
-        card_len = float(np.linalg.norm(corners_px[k, 3] - corners_px[k, 0]))
+        card_len = float(card_lens[k])
         sh = sdir * card_len * shadow_len * card.elevation
         blur = max(3, int(card_len * 0.05) | 1)
         pad = int(np.ceil(np.abs(sh).max() + blur)) + 2
-        lo = np.floor(outline.min(0)).astype(int) - pad
-        hi = np.ceil(outline.max(0)).astype(int) + pad
-        x0, y0 = max(0, int(lo[0])), max(0, int(lo[1]))
-        x1, y1 = min(width, int(hi[0])), min(height, int(hi[1]))
+        x0, y0 = max(0, int(out_lo[k, 0]) - pad), max(0, int(out_lo[k, 1]) - pad)
+        x1, y1 = min(width, int(out_hi[k, 0]) + pad), min(height, int(out_hi[k, 1]) + pad)
         if x1 <= x0 or y1 <= y0:
             continue
         tex = _texture(pool, card, rng, prints)
