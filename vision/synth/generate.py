@@ -83,7 +83,7 @@ def make_scene(opts: SceneOptions, index: int) -> tuple[np.ndarray, dict[str, An
     plan = make_plan(opts.kind, n_decks, r_plan, opts.min_visible)
     cam = fit_plan(plan, w, h, r_render)
     rendered = render(plan, pool, tile, w, h, opts.min_visible, r_render, camera=cam)
-    img = np.clip(rendered.image, 0, 255).astype(np.uint8)
+    img = np.clip(rendered.image, 0, 255, out=rendered.image).astype(np.uint8)
     name = f"{index:06d}.jpg"
     rec = truth(
         plan,

@@ -58,7 +58,7 @@ def lens(img: np.ndarray, rng: np.random.Generator) -> dict[str, float]:
     """Defocus or motion blur, sometimes phone sharpening, then sensor noise. In place."""
     sigma = float(rng.uniform(0, 1.3)) if rng.random() < 0.7 else 0.0
     if sigma > 0.2:
-        img[:] = cv2.GaussianBlur(img, (0, 0), sigma)
+        cv2.GaussianBlur(img, (0, 0), sigma, dst=img)
     depth = 0.0
     if rng.random() < 0.25:
         # shallow depth of field on a tilted view: sharp band, softer towards one side
@@ -69,7 +69,10 @@ def lens(img: np.ndarray, rng: np.random.Generator) -> dict[str, float]:
             np.arange(h, dtype=np.float32)[:, None] / h - 0.5
         ) * np.float32(np.sin(a))
         m = np.clip((ramp - rng.uniform(-0.2, 0.3)) * 2.5, 0, 1)[..., None]
-        img[:] = img * (1 - m) + cv2.GaussianBlur(img, (0, 0), depth) * m
+        soft = cv2.GaussianBlur(img, (0, 0), depth)
+        soft -= img
+        soft *= m
+        img += soft
     motion = 0
     if rng.random() < 0.12:
         motion = int(rng.integers(3, 8))
@@ -78,10 +81,11 @@ def lens(img: np.ndarray, rng: np.random.Generator) -> dict[str, float]:
         rot = cv2.getRotationMatrix2D(((motion - 1) / 2, (motion - 1) / 2), rng.uniform(0, 180), 1)
         k = cv2.warpAffine(k, rot, (motion, motion))
         k /= max(float(k.sum()), 1e-6)
-        img[:] = cv2.filter2D(img, -1, k)
+        cv2.filter2D(img, -1, k, dst=img)
     if rng.random() < 0.3:
+        amount = rng.uniform(0.3, 0.9)
         soft = cv2.GaussianBlur(img, (0, 0), 1.2)
-        img[:] = img + rng.uniform(0.3, 0.9) * (img - soft)
+        cv2.addWeighted(img, 1 + amount, soft, -amount, 0.0, dst=img)
     noise = float(rng.uniform(1, 6)) if rng.random() < 0.9 else float(rng.uniform(6, 12))
     h, w = img.shape[:2]
     # cv2's generator is much faster than numpy's for a full frame; seeding it from ``rng``
