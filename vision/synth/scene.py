@@ -98,9 +98,15 @@ def sample_camera(plan: Plan, w: int, h: int, rng: np.random.Generator) -> Camer
     return frame_cards(corners_mm.reshape(-1, 2), card_len, w, h, rng, tilt, yaw)
 
 
-def _place_patch_mm(cam: Camera, rng: np.random.Generator) -> np.ndarray:
-    """A random table point seen in the frame (image point mapped back to the table)."""
-    uv = np.array([rng.uniform(0, cam.width), rng.uniform(0, cam.height)])
+def _place_patch_mm(
+    cam: Camera, rng: np.random.Generator, floor: np.ndarray | None = None
+) -> np.ndarray:
+    """A random table point seen in the frame (image point mapped back to the table), off
+    the ``floor`` where part of the picture shows the floor."""
+    for _ in range(8):
+        uv = np.array([rng.uniform(0, cam.width), rng.uniform(0, cam.height)])
+        if floor is None or not floor[int(uv[1]), int(uv[0])]:
+            break
     return project(np.linalg.inv(cam.H), uv[None])[0]
 
 
@@ -140,14 +146,15 @@ def render(
     cam = camera if camera is not None else sample_camera(plan, width, height, rng)
     img = render_table(tile, cam, rng).astype(np.float32)
     idmap = np.full((height, width), -1, np.int16)
+    floor = None
     if n and not clean and rng.random() < 0.15:
-        table_edge(img, cam, all_corners(np.array([c.pose for c in plan.cards])), rng)
+        floor = table_edge(img, cam, all_corners(np.array([c.pose for c in plan.cards])), rng)
 
     # paper and phones lie under the cards
     for kind, p in (("paper", 0.25), ("phone", 0.15)):
         if not clean and rng.random() < p:
             maker = dis.paper if kind == "paper" else dis.phone
-            maker(cam, _place_patch_mm(cam, rng), rng).composite(img)
+            maker(cam, _place_patch_mm(cam, rng, floor), rng).composite(img)
 
     light_dir = rng.uniform(0, 2 * np.pi)
     shadow_strength = 0.0 if clean else rng.uniform(0.15, 0.5)
@@ -223,7 +230,7 @@ def render(
         if clean or rng.random() >= p:
             continue
         for _ in range(int(rng.integers(1, 5)) if kind == "coin" else 1):
-            c = _place_patch_mm(cam, rng)
+            c = _place_patch_mm(cam, rng, floor)
             if kind == "coin":
                 patch = dis.coin(cam, c, rng)
             elif kind == "pen":

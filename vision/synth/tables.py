@@ -150,10 +150,11 @@ def render_table(tile: np.ndarray, cam: Camera, rng: np.random.Generator) -> np.
 
 def table_edge(
     img: np.ndarray, cam: Camera, content_mm: np.ndarray, rng: np.random.Generator
-) -> None:
+) -> np.ndarray | None:
     """Cut the table off beyond a straight edge outside the cards; the floor shows past it.
 
     In place on the float image. The edge runs ``20..150`` mm beyond the cards at any angle.
+    Returns the floor mask (None when the floor is out of the picture).
     """
     pts = np.asarray(content_mm, np.float64).reshape(-1, 2)
     ctr = pts.mean(0)
@@ -173,10 +174,11 @@ def table_edge(
         side = -side
     floor = side > 0
     if not floor.any():
-        return
+        return None
     tone = _hsv(rng, (0, 180), (0, 120), (15, 90))
     shade = 0.75 + 0.5 * cv2.resize(rng.random((6, 8)).astype(np.float32), (w, h))
     img[floor] = (tone * shade[floor][:, None]).astype(np.float32)
     band = rng.uniform(2, 7)  # the table's edge, catching or losing the light
     rim = (side > -band) & (side <= 0)
     img[rim] *= np.float32(rng.uniform(0.45, 1.35))
+    return floor
