@@ -88,12 +88,58 @@ def _pattern(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
     return img
 
 
+def _ornament(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    """A mirror-symmetric ornament in a frame, as on most printed card backs; some carry a
+    line of made-up lettering."""
+    qh, qw = h // 2, w // 2
+    quarter = np.zeros((qh, qw), np.float32)
+    pen = Pen(quarter, (0, 0, qw * 2, qh * 2), rng, rng.uniform(0.8, 2.5))
+    pen._m, pen._c = np.diag([float(qw), float(qh)]), np.array([qw / 2, qh / 2], np.float64)
+    for _ in range(int(rng.integers(4, 12))):
+        pts = rng.uniform(0.1, 1.0, (int(rng.integers(2, 5)), 2))
+        if rng.random() < 0.5:
+            pen.line(bezier(pts, 20) if len(pts) > 2 else pts, rng.uniform(0.6, 2.0))
+        else:
+            c = rng.uniform(0.2, 1.0, 2)
+            pen.ellipse(c, rng.uniform(0.03, 0.2, 2), rng.uniform(0.6, 1.5))
+    top = np.hstack([quarter, quarter[:, ::-1]])
+    cov = np.vstack([top, top[::-1]])
+    cov = cv2.resize(cov, (w, h), interpolation=cv2.INTER_LINEAR)
+    ppm = w / 56.0
+    frame = Pen(cov, (0, 0, w, h), rng, rng.uniform(0.3, 0.8) * ppm)
+    frame._m, frame._c = np.eye(2), np.zeros(2)
+    inset = rng.uniform(2, 5) * ppm
+    frame.line(rounded_rect_pts(inset, inset, w - inset, h - inset, 2 * ppm), 1.0, closed=True)
+    if rng.random() < 0.4:
+        letters = "".join(rng.choice(list("ABCDEFGHKLMNPRSTVWXZ"), int(rng.integers(3, 9))))
+        layer = np.zeros((h, w), np.uint8)
+        font = cv2.FONT_HERSHEY_COMPLEX if rng.random() < 0.5 else cv2.FONT_HERSHEY_TRIPLEX
+        scale = cv2.getFontScaleFromHeight(font, max(6, int(h * rng.uniform(0.04, 0.07))), 1)
+        (tw, _), _ = cv2.getTextSize(letters, font, scale, 1)
+        scale *= min(1.0, (w - 2 * inset - 8) / max(tw, 1))
+        (tw, th), _ = cv2.getTextSize(letters, font, scale, 1)
+        cv2.putText(
+            layer,
+            letters,
+            ((w - tw) // 2, int(h * rng.uniform(0.12, 0.88))),
+            font,
+            scale,
+            255,
+            max(1, int(ppm * 0.5)),
+            cv2.LINE_AA,
+        )
+        cov = np.maximum(cov, layer.astype(np.float32) / 255)
+    return cov
+
+
 def draw_random_card(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
     """A card of no known deck, ``h`` x ``w`` BGR uint8."""
     kind = rng.random()
-    if kind < 0.45:
+    if kind < 0.3:
         return ink_on_paper(_motif(rng, w, h), _rand_color(rng), paper_color(rng), rng)
-    if kind < 0.8:
+    if kind < 0.55:
+        return ink_on_paper(_ornament(rng, w, h), _rand_color(rng), paper_color(rng), rng)
+    if kind < 0.85:
         img = _pattern(rng, w, h)
     else:
         img = np.empty((h, w, 3), np.float32)
