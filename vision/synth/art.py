@@ -66,7 +66,7 @@ def load_style(name: str) -> ArtStyle:
         return _REGISTERED[name]
     if name not in STYLES:
         raise ValueError(f"unknown art style {name!r}; known: {', '.join(sorted(STYLES))}")
-    return importlib.import_module(STYLES[name])  # type: ignore[return-value]
+    return importlib.import_module(STYLES[name])  # type: ignore[return-value,unused-ignore]
 
 
 @dataclass

@@ -30,7 +30,7 @@ def truth(
     jpeg_quality: int,
 ) -> dict[str, Any]:
     """The ground-truth record of one image (see datasets/README.md for every field)."""
-    cards = []
+    cards: list[dict[str, Any]] = []
     counts = {d: 0 for d in plan.decks}
     labelled: dict[int, int] = {}
     for k, c in enumerate(plan.cards):
