@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 import cv2
@@ -45,13 +46,15 @@ class ArtStyle(Protocol):
 
 
 _REGISTERED: dict[str, ArtStyle] = {}
+ENROLLED_PREFIX = "enrolled:"
 
 
 def register_style(name: str, style: ArtStyle) -> None:
     """Make ``style`` (any object with the three drawing functions) usable as ``art=name``.
 
-    Worker processes are forked, so a style registered before :func:`synthesize` is seen by
-    them too (a photo-based style of an enrolled deck, for instance).
+    A registered style lives in this process only, so :func:`synthesize` draws it without
+    worker processes; a style that needs both cores is loaded by name instead (as
+    ``enrolled:<folder>`` is).
     """
     for fn in ("draw_back", "draw_face", "draw_random_card"):
         if not callable(getattr(style, fn, None)):
@@ -60,10 +63,21 @@ def register_style(name: str, style: ArtStyle) -> None:
     STYLES[name] = f"<registered {type(style).__name__}>"
 
 
+def is_registered(name: str) -> bool:
+    return name in _REGISTERED
+
+
 def load_style(name: str) -> ArtStyle:
-    """The art style called ``name``; ValueError for an unknown one."""
+    """The art style called ``name``; ValueError for an unknown one.
+
+    ``enrolled:<profile folder>`` draws the decks a user enrolled (:mod:`art_enrolled`).
+    """
     if name in _REGISTERED:
         return _REGISTERED[name]
+    if name.startswith(ENROLLED_PREFIX):
+        from vision.synth.art_enrolled import EnrolledStyle
+
+        return EnrolledStyle(Path(name[len(ENROLLED_PREFIX) :]))
     if name not in STYLES:
         raise ValueError(f"unknown art style {name!r}; known: {', '.join(sorted(STYLES))}")
     return importlib.import_module(STYLES[name])  # type: ignore[return-value,unused-ignore]

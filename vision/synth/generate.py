@@ -16,7 +16,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.synth.art import STYLES, ArtPool, load_style
+from vision.synth.art import ENROLLED_PREFIX, STYLES, ArtPool, is_registered, load_style
 from vision.synth.labels import CLASS_NAMES, obb_lines, truth
 from vision.synth.plans import KINDS, make_plan
 from vision.synth.scene import fit_plan, render
@@ -48,7 +48,7 @@ class SceneOptions:
             raise ValueError(f"decks must be 4 or 8, not {self.decks}")
         if not 160 <= self.imgsz <= 4096:
             raise ValueError(f"imgsz must be between 160 and 4096, not {self.imgsz}")
-        if self.art not in STYLES:
+        if self.art not in STYLES and not self.art.startswith(ENROLLED_PREFIX):
             raise ValueError(f"unknown art style {self.art!r}; known: {', '.join(sorted(STYLES))}")
         if self.seed < 0:
             raise ValueError("seed must be >= 0")
@@ -168,6 +168,8 @@ def synthesize(
     (out_dir / "recipe.json").write_text(json.dumps(recipe, indent=2) + "\n")
     tasks = [(out_dir, opts, i) for i in range(start, start + n)]
     workers = max(1, min(workers, n or 1, os.cpu_count() or 1) if n > 1 else 1)
+    if is_registered(art):
+        workers = 1  # a registered style object exists in this process only
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
@@ -190,10 +192,12 @@ def synthesize(
             finally:
                 cv2.setNumThreads(prev)
         else:
-            # Forked workers inherit OpenCV with one thread: each core runs one worker, and no
-            # OpenCV worker thread is caught mid-job by the fork (a child would wait forever
-            # on its lock). Registered art styles are inherited too.
-            method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+            # Workers start from a clean server process, not a fork of this one: a fork of a
+            # process whose OpenCV (or torch) thread pool is running can wait forever on a
+            # lock held by a thread that did not survive the fork. Art styles therefore
+            # travel by name (``enrolled:<profile folder>`` included), not as objects.
+            methods = mp.get_all_start_methods()
+            method = "forkserver" if "forkserver" in methods else "spawn"
             prev = cv2.getNumThreads()
             cv2.setNumThreads(1)
             try:
