@@ -57,6 +57,14 @@ def print_table(table: object) -> None:
     Console().print(table)
 
 
+def enrolled_deck_names(profile: str | None) -> tuple[str, ...]:
+    """Deck names enrolled in the profile (read from its JSON file; no model is loaded)."""
+    from vision.enroll_run import home_dir, profile_name
+    from vision.profiles import ProfileStore
+
+    return ProfileStore(home_dir()).load(profile_name(profile)).deck_names
+
+
 @game_app.command("new")
 def game_new(
     seats: Annotated[
@@ -67,6 +75,9 @@ def game_new(
         str, typer.Option(help="Tie for highest at the end: play-on or share.")
     ] = "play-on",
     name: Annotated[str | None, typer.Option(help="A name for the game.")] = None,
+    profile: Annotated[
+        str | None, typer.Option("--profile", help="Profile whose enrolled decks may be used.")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Start a game: 2 to 8 players, each bound to one deck."""
@@ -80,8 +91,9 @@ def game_new(
         policy = TiePolicy(tie)
     except ValueError:
         raise UsageError(f"--tie must be play-on or share, not {tie!r}") from None
+    enrolled = enrolled_deck_names(profile)
     setup = GameSetup(
-        tuple(Seat(p, deck_by_name(d)) for p, d in split_pairs(seats, "players")),
+        tuple(Seat(p, deck_by_name(d, enrolled)) for p, d in split_pairs(seats, "players")),
         target=target,
         tie=policy,
     )
@@ -360,6 +372,9 @@ def score(
         typer.Option("--annotate", help="Folder for annotated photos (default: in TALLERO_HOME)."),
     ] = None,
     model: Annotated[Path | None, typer.Option("--model", help="Detector to use.")] = None,
+    profile: Annotated[
+        str | None, typer.Option("--profile", help="Profile of enrolled decks.")
+    ] = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -380,7 +395,8 @@ def score(
     fixes_b = {named(k): v for k, v in parse_counts(fix_blitz or [], "Blitz").items()}
     if (fixes_d or fixes_b) and not (reason and reason.strip()):
         raise UsageError('a hand correction needs --reason "..."')
-    photos = count_photos(dutch_photo, blitz_photo, model, annotate or home / "annotated")
+    counter = make_counter(model, None, profile)
+    photos = count_photos(counter, dutch_photo, blitz_photo, annotate or home / "annotated")
     tallies = {
         p.role: Tally(p.count.counts, p.count.unknown, tuple(p.count.uncertain)) for p in photos
     }
@@ -546,6 +562,30 @@ DecksOpt = Annotated[
     typer.Option("--decks", help="Decks of the profile, comma-separated (default: all known)."),
 ]
 ThreadsOpt = Annotated[int | None, typer.Option("--threads", help="CPU threads for inference.")]
+ProfileOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--profile",
+        help="Profile of enrolled decks (default: $TALLERO_PROFILE, else 'default'; with "
+        "nothing enrolled, the built-in decks).",
+    ),
+]
+
+
+def make_counter(
+    model: Path | None, decks: str | None, profile: str | None, threads: int | None = None
+) -> object:
+    """The counter for a command: the profile's enrolled decks, else the built-in ones."""
+    from vision.counter import Counter
+    from vision.enroll_run import classifier_for
+
+    classifier, enrolled = classifier_for(profile)
+    return Counter(
+        model_path=model,
+        classifier_path=classifier,
+        decks=_profile(decks) or enrolled,
+        threads=threads,
+    )
 
 
 def _profile(decks: str | None) -> tuple[str, ...] | None:
@@ -574,12 +614,14 @@ def count(
     model: ModelOpt = None,
     decks: DecksOpt = None,
     threads: ThreadsOpt = None,
+    profile: ProfileOpt = None,
 ) -> None:
     """Find every card with its deck and count the cards of each deck."""
     from scoring.errors import ImageError
     from vision.counter import Counter
 
-    counter = Counter(model_path=model, decks=_profile(decks), threads=threads)
+    counter = make_counter(model, decks, profile, threads)
+    assert isinstance(counter, Counter)
     bad = 0
     several = len(images) > 1
     for image in images:
@@ -620,6 +662,7 @@ def eval_(
     as_json: JsonOpt = False,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N images.")] = None,
     threads: ThreadsOpt = None,
+    profile: ProfileOpt = None,
 ) -> None:
     """Score the counter on a labelled synthetic set, per layout kind and visibility band."""
     from vision.counter import Counter
@@ -627,7 +670,8 @@ def eval_(
 
     if not (directory / "truth").is_dir():
         raise UsageError(f"{directory}: no truth/ folder; not a labelled synthetic set")
-    counter = Counter(model_path=model, threads=threads)
+    counter = make_counter(model, None, profile, threads)
+    assert isinstance(counter, Counter)
 
     def progress(done: int, total: int) -> None:
         if not as_json and (done % 25 == 0 or done == total):
@@ -700,6 +744,99 @@ def train(
         t.export_detector(
             runs.resolve() / "cards" / "weights" / "best.pt", out / "tallero-cards.onnx", recipe
         )
+
+
+# --- enrollment commands -----------------------------------------------------------------
+
+enroll_app = typer.Typer(help="Learn your own decks from photos of them.", no_args_is_help=True)
+app.add_typer(enroll_app, name="enroll")
+
+
+@enroll_app.command("backs")
+def enroll_backs(
+    photos: Annotated[list[Path], typer.Argument(help="Photos of one card of each deck in a row.")],
+    decks: Annotated[
+        str, typer.Option("--decks", help="The decks left to right, e.g. pump,carriage,plow,pail.")
+    ],
+    profile: ProfileOpt = None,
+    model: ModelOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Enroll decks: lay one card of each back up in a row, left to right as named."""
+    from vision.enroll import parse_names
+    from vision.enroll_run import enroll_layout
+
+    result = enroll_layout(photos, parse_names(decks), "decks", profile, model, echo_progress)
+    emit_json(result) if as_json else echo_enrolled(result)
+
+
+@enroll_app.command("faces")
+def enroll_faces(
+    photos: Annotated[
+        list[Path], typer.Argument(help="Photos of one face-up card of each colour in a row.")
+    ],
+    colors: Annotated[
+        str, typer.Option("--colors", help="The colours left to right.")
+    ] = "red,blue,green,yellow",
+    profile: ProfileOpt = None,
+    model: ModelOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Enroll face colours (optional): one face-up card of each colour in a row."""
+    from vision.enroll import parse_names
+    from vision.enroll_run import enroll_layout
+
+    names = parse_names(colors, "colour")
+    bad = [c for c in names if c not in ("red", "blue", "green", "yellow")]
+    if bad:
+        raise UsageError(f"face colours are red, blue, green and yellow, not {bad[0]!r}")
+    result = enroll_layout(photos, names, "faces", profile, model, echo_progress)
+    emit_json(result) if as_json else echo_enrolled(result)
+
+
+@enroll_app.command("list")
+def enroll_list(profile: ProfileOpt = None, as_json: JsonOpt = False) -> None:
+    """The profiles and their enrolled decks."""
+    from vision.enroll_run import list_profiles
+
+    result = list_profiles(profile)
+    if as_json:
+        emit_json(result)
+        return
+    if not result["profiles"]:
+        typer.echo("No enrolled decks: Tallero uses its built-in stand-in decks.")
+    for p in result["profiles"]:
+        mark = "*" if p["active"] else " "
+        typer.echo(
+            f"{mark} {p['name']}: decks {', '.join(p['decks']) or '-'}; "
+            f"faces {', '.join(p['faces']) or '-'}"
+        )
+
+
+@enroll_app.command("remove")
+def enroll_remove(
+    name: Annotated[str, typer.Argument(help="An enrolled deck.")],
+    profile: ProfileOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Forget an enrolled deck (the profile's classifier is fitted again without it)."""
+    from vision.enroll_run import remove_deck
+
+    result = remove_deck(name, profile, echo_progress)
+    emit_json(result) if as_json else echo_enrolled(result)
+
+
+def echo_progress(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+def echo_enrolled(result: dict[str, object]) -> None:
+    decks = result.get("decks") or []
+    typer.echo(f"Profile {result['profile']}: decks {', '.join(map(str, decks)) or '-'}")
+    if result.get("seconds") is not None:
+        typer.echo(f"Fitted in {result['seconds']} s.")
+    if not decks:
+        typer.echo("No enrolled decks left: Tallero uses its built-in stand-in decks.")
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ a deck is the pair (object, ink).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from scoring.errors import RuleError
@@ -23,8 +24,8 @@ class Deck:
 
     @property
     def display(self) -> str:
-        """Name a player understands, e.g. ``"green pump"``."""
-        return f"{self.ink} {self.object}"
+        """Name a player understands, e.g. ``"green pump"`` (an enrolled deck: its name)."""
+        return f"{self.ink} {self.object}" if self.ink else self.object
 
 
 CLASSIC: tuple[Deck, ...] = (
@@ -67,13 +68,17 @@ def _build_index() -> dict[str, Deck]:
 _INDEX = _build_index()
 
 
-def deck_by_name(name: str) -> Deck:
+def deck_by_name(name: str, enrolled: Collection[str] = ()) -> Deck:
     """Find a deck by id, display name or table nickname (``"buggy"``, ``"blue pump"``).
 
-    Raises ``RuleError`` naming the known decks when nothing matches.
+    ``enrolled`` names decks a user enrolled under names of their own; such a name is a
+    deck too. Raises ``RuleError`` naming the known decks when nothing matches.
     """
     deck = _INDEX.get(_key(name))
-    if deck is None:
-        known = ", ".join(DECK_IDS)
-        raise RuleError(f"unknown deck {name!r}; known decks: {known}")
-    return deck
+    if deck is not None:
+        return deck
+    wanted = name.strip().lower()
+    if wanted in {e.lower() for e in enrolled}:
+        return Deck(wanted, wanted, "", False)
+    known = ", ".join([*DECK_IDS, *(e for e in enrolled if _key(e) not in _INDEX)])
+    raise RuleError(f"unknown deck {name!r}; known decks: {known}")

@@ -274,7 +274,7 @@ class Ledger:
         if row is None:
             raise LedgerError(f"no game {game_id}; `tallero games` lists them")
         seats = tuple(
-            Seat(p["name"], deck_by_name(p["deck"]))
+            Seat(p["name"], deck_by_name(p["deck"], enrolled=(p["deck"],)))
             for p in self._db.execute(
                 "SELECT name, deck FROM players WHERE game_id = ? ORDER BY seat", (game_id,)
             )

@@ -162,16 +162,25 @@ def train_net(
     threads: int = 1,
     batch_size: int = 128,
     lr: float = 3e-3,
+    width: int = 16,
     log: Callable[[str], None] = print,
+    init_features: dict | None = None,
 ):  # noqa: ANN201
-    """Train the deck classifier; returns the torch module (eval mode)."""
+    """Train the deck classifier; returns the torch module (eval mode).
+
+    ``init_features`` (a state dict of an earlier classifier) starts the convolutional
+    features from trained weights; the head is always new, since classes differ.
+    """
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
-    net = build_net(len(train.classes))
+    net = build_net(len(train.classes), width)
+    if init_features is not None:
+        features = {k: v for k, v in init_features.items() if k.startswith("features.")}
+        net.load_state_dict(features, strict=False)
     x_all = to_blob(train.images)
     y_all = torch.from_numpy(train.labels)
     steps = epochs * int(np.ceil(len(x_all) / batch_size))

@@ -21,7 +21,7 @@ class CountedPhoto:
 
 
 def count_photos(
-    dutch: Path, blitz: Path | None, model: Path | None, annotate_dir: Path
+    counter: Counter, dutch: Path, blitz: Path | None, annotate_dir: Path
 ) -> list[CountedPhoto]:
     """Count each photo and write its annotated copy into ``annotate_dir``."""
     import cv2
@@ -29,7 +29,6 @@ def count_photos(
     from vision.annotate import CountAnnotator
     from vision.imageio import load_image
 
-    counter = Counter(model_path=model)
     annotator = CountAnnotator()
     annotate_dir.mkdir(parents=True, exist_ok=True)
     out = []

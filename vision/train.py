@@ -31,9 +31,13 @@ class TrainRecipe:
     epochs: int = 5
     batch: int = 16
     detector_yaml: str = DETECTOR_YAML
-    classifier_epochs: int = 6
-    # 0: every training scene
+    classifier_epochs: int = 7
+    classifier_width: int = 24
+    # 0: every scene of train/ and classifier/
     classifier_images: int = 0
+    # More scenes only the deck classifier learns from (cheap to use: crops, not photos).
+    classifier_extra_images: int = 1800
+    classifier_extra_seed: int = 1500
     classifier_crop_width_px: int = 32
     classifier_crop_height_px: int = 48
     classifier_seed: int = 7
@@ -51,6 +55,7 @@ def make_data(root: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log
     for split, n, seed in (
         ("train", recipe.train_images, recipe.train_seed),
         ("val", recipe.val_images, recipe.val_seed),
+        ("classifier", recipe.classifier_extra_images, recipe.classifier_extra_seed),
     ):
         out = root / split
         have = len(list((out / "truth").glob("*.json"))) if (out / "truth").is_dir() else 0
@@ -174,7 +179,7 @@ def train_classifier(
     w, h = recipe.classifier_crop_width_px, recipe.classifier_crop_height_px
     t0 = time.time()
     train = collect_crops(
-        [data_root / "train"],
+        [data_root / "train", data_root / "classifier"],
         classes,
         w,
         h,
@@ -202,9 +207,14 @@ def train_classifier(
         epochs=recipe.classifier_epochs,
         seed=recipe.classifier_seed,
         threads=1,
+        width=recipe.classifier_width,
         log=log,
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(net, out, classes, w, h, extra={"recipe": json.dumps(asdict(recipe))})
+    import torch
+
+    # The weights travel along: enrollment starts its classifier from these features.
+    torch.save(net.state_dict(), out.with_suffix(".pt"))
     log(f"classifier: exported {out} in {time.time() - t0:.0f} s total")
     return out

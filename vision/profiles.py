@@ -1,0 +1,179 @@
+"""Deck profiles: the decks a user enrolled from their own photos, kept in ``$TALLERO_HOME``.
+
+A profile is a folder ``profiles/<name>/`` holding ``profile.json``, one rectified picture
+per enrolled deck (``cards/<deck>.png``, the evidence the classifier was fitted on) and
+the fitted deck classifier ``decks.onnx``. With no enrolled deck, Tallero uses its built-in
+stand-in decks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np  # noqa: F401 - used in annotations
+
+from scoring.errors import ModelError, UsageError
+
+DEFAULT_PROFILE = "default"
+PROFILE_FILE = "profile.json"
+CLASSIFIER_FILE = "decks.onnx"
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+
+
+def check_name(name: str, what: str) -> str:
+    """Deck and profile names: lower-case letters, digits, '-' and '_' (max 40)."""
+    clean = name.strip().lower().replace(" ", "-")
+    if not _NAME.match(clean):
+        raise UsageError(
+            f"{what} name {name!r} is not usable: use letters, digits, '-' or '_' (max 40)"
+        )
+    return clean
+
+
+def home_dir() -> Path:
+    """``$TALLERO_HOME`` or the user's data directory (the ledger's home too)."""
+    env = os.environ.get("TALLERO_HOME")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("tallero", appauthor=False))
+
+
+def profile_name(name: str | None) -> str:
+    """The profile asked for, else ``$TALLERO_PROFILE``, else ``default``."""
+    return check_name(name or os.environ.get("TALLERO_PROFILE") or DEFAULT_PROFILE, "profile")
+
+
+def profiles_root(home: Path) -> Path:
+    return home / "profiles"
+
+
+@dataclass
+class Profile:
+    """One set of enrolled decks and its fitted classifier."""
+
+    name: str
+    folder: Path
+    decks: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> record
+    faces: dict[str, dict[str, Any]] = field(default_factory=dict)  # colour -> record
+    classifier: dict[str, Any] | None = None
+
+    @property
+    def deck_names(self) -> tuple[str, ...]:
+        return tuple(self.decks)
+
+    @property
+    def classifier_path(self) -> Path | None:
+        if not self.classifier:
+            return None
+        path = self.folder / CLASSIFIER_FILE
+        return path if path.is_file() else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "decks": self.decks,
+            "faces": self.faces,
+            "classifier": self.classifier,
+        }
+
+
+class ProfileStore:
+    """The profiles under ``home``; writes are atomic (temp file, then rename)."""
+
+    def __init__(self, home: Path) -> None:
+        self.root = profiles_root(home)
+
+    def names(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if (p / PROFILE_FILE).is_file())
+
+    def load(self, name: str) -> Profile:
+        """The profile ``name``; an empty one when nothing was enrolled under it yet."""
+        name = check_name(name, "profile")
+        folder = self.root / name
+        path = folder / PROFILE_FILE
+        if not path.is_file():
+            return Profile(name, folder)
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"profile {name} is unreadable ({path}): {exc}") from None
+        return Profile(
+            name,
+            folder,
+            dict(data.get("decks", {})),
+            dict(data.get("faces", {})),
+            data.get("classifier"),
+        )
+
+    def save(self, profile: Profile) -> None:
+        profile.folder.mkdir(parents=True, exist_ok=True)
+        path = profile.folder / PROFILE_FILE
+        tmp = path.with_suffix(".json.part")
+        tmp.write_text(json.dumps(profile.to_json(), indent=2))
+        os.replace(tmp, path)
+
+    def put_cards(
+        self,
+        profile: Profile,
+        name: str,
+        pictures: list[np.ndarray],
+        photos: list[tuple[str, str]],
+        kind: str = "decks",
+    ) -> None:
+        """Store (replacing any earlier ones) the rectified pictures of a deck or face colour.
+
+        ``photos`` holds (path, sha256) of the photos the pictures were taken from.
+        """
+        import cv2
+
+        records = profile.faces if kind == "faces" else profile.decks
+        for old in records.get(name, {}).get("cards", []):
+            (profile.folder / old).unlink(missing_ok=True)
+        folder = profile.folder / "cards"
+        folder.mkdir(parents=True, exist_ok=True)
+        prefix = "face-" if kind == "faces" else ""
+        rels = []
+        for k, picture in enumerate(pictures):
+            rel = f"cards/{prefix}{name}-{k + 1}.png"
+            if not cv2.imwrite(str(profile.folder / rel), picture):
+                raise ModelError(f"cannot write {profile.folder / rel}")
+            rels.append(rel)
+        records[name] = {
+            "cards": rels,
+            "photos": [{"path": p, "sha256": h} for p, h in photos],
+            "enrolled_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+
+    def replace(self, profile: Profile, staged: Path) -> None:
+        """Swap in a profile folder prepared in ``staged`` (a sibling of the profile's)."""
+        old = profile.folder.with_name(profile.folder.name + ".old")
+        if old.exists():
+            shutil.rmtree(old)
+        if profile.folder.exists():
+            os.replace(profile.folder, old)
+        os.replace(staged, profile.folder)
+        if old.exists():
+            shutil.rmtree(old)
+
+    def remove_deck(self, profile: Profile, deck: str) -> None:
+        if deck not in profile.decks:
+            known = ", ".join(profile.decks) or "none"
+            raise UsageError(f"profile {profile.name} has no deck {deck!r} (enrolled: {known})")
+        record = profile.decks.pop(deck)
+        for rel in record.get("cards", []):
+            (profile.folder / rel).unlink(missing_ok=True)
+
+    def delete(self, profile: Profile) -> None:
+        if profile.folder.is_dir():
+            shutil.rmtree(profile.folder)
