@@ -622,14 +622,16 @@ def count(
 
     counter = make_counter(model, decks, profile, threads)
     assert isinstance(counter, Counter)
-    bad = 0
+    bad: list[ImageError] = []
     several = len(images) > 1
     for image in images:
         try:
             result = counter.count(image)
         except ImageError as exc:
-            typer.echo(f"tallero: error: {exc}", err=True)
-            bad += 1
+            # One line per bad file; the last one is raised so the exit code says so.
+            if bad:
+                typer.echo(f"tallero: error: {bad[-1]}", err=True)
+            bad.append(exc)
             continue
         if as_json:
             emit_json(result.to_json())
@@ -650,9 +652,9 @@ def count(
             target.parent.mkdir(parents=True, exist_ok=True)
             drawn = CountAnnotator().annotate(load_image(image), result)
             if not cv2.imwrite(str(target), drawn):
-                fail(f"cannot write {target}")
+                raise ImageError(f"cannot write {target}")
     if bad:
-        raise typer.Exit(1)
+        raise bad[-1]
 
 
 @app.command("eval")

@@ -186,8 +186,8 @@ class Counter:
             small = s.live_min_card_long_side_input_px * max(h, w) / s.live_input_px
             if len(quick) and float(np.percentile(quick.long_side_px, 10)) >= small:
                 return quick
-        cards = detector.detect(image_bgr)
-        input_px = detector.input_px
+        input_px = s.detector_input_px if detector.dynamic else detector.input_px
+        cards = detector.detect(image_bgr, input_px)
         whole_scale = input_px / max(h, w)
         if whole_scale >= 1.0:
             return cards  # already at full resolution; zooming in adds no detail
@@ -201,15 +201,14 @@ class Counter:
         scale = min(whole_scale * zoom, 1.0)
         if scale <= whole_scale * 1.2:
             return cards
-        tiled = self._tiled(image_bgr, scale)
+        tiled = self._tiled(image_bgr, scale, input_px)
         return tiled if len(tiled) >= len(cards) else cards
 
-    def _tiled(self, image_bgr: np.ndarray, scale: float) -> Cards:
+    def _tiled(self, image_bgr: np.ndarray, scale: float, input_px: int) -> Cards:
         """Detect on overlapping tiles of the image resized by ``scale``."""
         import cv2
 
         s = self.settings
-        input_px = self.detector.input_px
         h, w = image_bgr.shape[:2]
         sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
         interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
