@@ -20,9 +20,9 @@ OTHER = "other"
 class DeckClassifier:
     """The exported deck classifier (ONNX) with its class list.
 
-    A back is named by the most probable class among decks and ``other``; it is unknown
-    when that class is ``other``, is a deck outside the profile, or is less probable than
-    ``min_deck_probability``.
+    A back is named by the most probable class among the profile's decks and ``other``
+    (probabilities renormalised over the classes the profile allows); it is unknown when
+    that class is ``other`` or is less probable than ``min_deck_probability``.
     """
 
     def __init__(
@@ -79,8 +79,16 @@ class DeckClassifier:
             return out
         crops = CardRectifier(image_bgr, self.width_px, self.height_px).crops(cards.corners)
         p = self.probabilities(crops)
+        # Only the profile's decks can be on the table: the others get no probability,
+        # so in a classic game the ink alone settles the deck. A back that fits none of
+        # them still lands on "other" (unknown).
         allowed = set(profile) if profile is not None else set(self.decks)
-        back_scores = np.where(self._is_back_class, p, -1.0)
+        possible = np.array(
+            [c.startswith(FACE_PREFIX) or c == OTHER or c in allowed for c in self.classes]
+        )
+        p = np.where(possible, p, 0.0)
+        p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-12)
+        back_scores = np.where(self._is_back_class & possible, p, -1.0)
         face_scores = np.where(~self._is_back_class, p, -1.0)
         for i in range(len(cards)):
             if cards.side[i] == BACK:
