@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.enroll import find_layout, photo_sha256
+from vision.enroll_fit import FitRecipe
 from vision.profiles import (
     CLASSIFIER_FILE,
     Profile,
@@ -23,6 +24,8 @@ from vision.profiles import (
 )
 
 MAX_DECKS = 8
+# How enrolled classifiers are fitted (tests swap in a small recipe).
+FIT_RECIPE = FitRecipe(scenes=120, epochs=4)
 
 
 def load_profile(name: str | None) -> Profile:
@@ -150,6 +153,7 @@ def _refit_and_swap(
             staged.folder / CLASSIFIER_FILE,
             settings.crop_width_px,
             settings.crop_height_px,
+            recipe=FIT_RECIPE,
             log=log,
         )
         staged.classifier = info

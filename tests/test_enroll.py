@@ -1,0 +1,119 @@
+"""Enrollment end to end on committed layout photos of the held-out "heirloom" art.
+
+The classifier is fitted with a deliberately small recipe here: these tests check what
+enrollment does (finding, ordering, storing, replacing, removing, failing clearly), not
+how accurate a full fit is; that is measured by ``tallero eval --profile`` (README).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data" / "enroll"
+LAYOUT = DATA / "heirloom-layout.jpg"
+THREE = DATA / "heirloom-layout-three.jpg"
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+pytestmark = pytest.mark.skipif(
+    not (MODELS / "tallero-cards.onnx").is_file(), reason="no shipped card detector"
+)
+
+
+@pytest.fixture
+def quick_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision import enroll_run
+    from vision.enroll_fit import FitRecipe
+
+    monkeypatch.setattr(enroll_run, "FIT_RECIPE", FitRecipe(scenes=6, epochs=1))
+
+
+def test_a_layout_with_the_wrong_number_of_cards_is_a_clear_error(tallero, home):
+    r = tallero("enroll", "backs", str(THREE), "--decks", "pump,carriage,plow,pail")
+    assert r.code == 1 and len(r.err.strip().splitlines()) == 1
+    assert "card(s) but 4 deck(s) were named (pump, carriage, plow, pail)" in r.err
+    shown = Path(r.err.strip().rsplit("What was found: ", 1)[1])
+    assert shown.is_file() and shown.parent == home / "enroll"
+    assert not (home / "profiles" / "default" / "profile.json").exists()  # nothing enrolled
+
+
+@pytest.mark.parametrize(
+    ("decks", "message"),
+    [
+        ("pump,pump,plow,pail", "named twice"),
+        ("a,b,c,d,e,f,g,h,i", "1 to 8 decks"),
+        ("pump,car riage?,plow,pail", "not usable"),
+    ],
+)
+def test_bad_deck_names(tallero, decks, message):
+    r = tallero("enroll", "backs", str(LAYOUT), "--decks", decks)
+    assert r.code != 0 and message in r.err and "Traceback" not in r.err
+
+
+def test_enroll_count_replace_and_remove(tallero, home, quick_fit):
+    r = tallero("enroll", "backs", str(LAYOUT), "--decks", "grandma,buggy-red,plow,pail", "--json")
+    assert r.code == 0, r.err
+    first = r.json()
+    assert first["decks"] == ["grandma", "buggy-red", "plow", "pail"]
+    folder = home / "profiles" / "default"
+    profile = json.loads((folder / "profile.json").read_text())
+    assert (folder / "decks.onnx").is_file()
+    assert profile["classifier"]["decks"] == ["grandma", "buggy-red", "plow", "pail"]
+    for record in profile["decks"].values():
+        assert len(record["cards"]) == 1 and (folder / record["cards"][0]).is_file()
+
+    # Counting now speaks the enrolled names.
+    r = tallero("count", str(LAYOUT), "--json")
+    assert r.code == 0, r.err
+    assert set(r.json()["counts"]) == {"grandma", "buggy-red", "plow", "pail"}
+
+    # A game can bind players to enrolled decks.
+    r = tallero("game", "new", "Ann=grandma", "Ben=plow", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["game"]["players"][0]["deck"] == "grandma"
+
+    # Enrolling again replaces the deck's picture (and keeps the others).
+    before = profile["decks"]["plow"]["enrolled_at"], profile["decks"]["plow"]["cards"]
+    r = tallero(
+        "enroll",
+        "backs",
+        str(LAYOUT),
+        str(LAYOUT),
+        "--decks",
+        "grandma,buggy-red,plow,pail",
+        "--json",
+    )
+    assert r.code == 0, r.err
+    profile = json.loads((folder / "profile.json").read_text())
+    assert list(profile["decks"]) == ["grandma", "buggy-red", "plow", "pail"]
+    assert len(profile["decks"]["plow"]["cards"]) == 2  # one picture per photo
+    assert profile["decks"]["plow"]["enrolled_at"] >= before[0]
+
+    listed = tallero("enroll", "list", "--json").json()
+    assert listed["active"] == "default"
+    assert listed["profiles"][0]["decks"] == ["grandma", "buggy-red", "plow", "pail"]
+
+    r = tallero("enroll", "remove", "grandma", "--json")
+    assert r.code == 0 and r.json()["decks"] == ["buggy-red", "plow", "pail"]
+    r = tallero("enroll", "remove", "grandma")
+    assert r.code == 2 and "has no deck 'grandma'" in r.err
+    for deck in ("buggy-red", "plow", "pail"):
+        assert tallero("enroll", "remove", deck).code == 0
+    assert not folder.exists()
+    assert "built-in stand-in decks" in tallero("enroll", "list").out
+
+
+def test_a_second_profile_keeps_its_own_decks(tallero, home, quick_fit):
+    r = tallero("enroll", "backs", str(LAYOUT), "--decks", "a,b,c,d", "--profile", "cabin")
+    assert r.code == 0, r.err
+    listed = tallero("enroll", "list", "--json").json()
+    assert listed["active"] == "default"
+    assert [(p["name"], p["decks"]) for p in listed["profiles"]] == [
+        ("cabin", ["a", "b", "c", "d"])
+    ]
+    r = tallero("count", str(LAYOUT), "--json")  # default profile: built-in decks
+    assert "pump" in r.json()["counts"]
+    r = tallero("count", str(LAYOUT), "--json", "--profile", "cabin")
+    assert set(r.json()["counts"]) == {"a", "b", "c", "d"}
