@@ -396,7 +396,17 @@ def score(
     if (fixes_d or fixes_b) and not (reason and reason.strip()):
         raise UsageError('a hand correction needs --reason "..."')
     counter = make_counter(model, None, profile)
-    photos = count_photos(counter, dutch_photo, blitz_photo, annotate or home / "annotated")
+    known = counter.decks  # type: ignore[attr-defined]
+    unknown_decks = [s.deck.id for s in g.setup.seats if s.deck.id not in known]
+    if unknown_decks:
+        raise UsageError(
+            f"the deck model does not know {', '.join(unknown_decks)}; enroll "
+            "them (tallero enroll backs) or pick their profile with --profile"
+        )
+    game_decks = tuple(s.deck.id for s in g.setup.seats)
+    photos = count_photos(
+        counter, dutch_photo, blitz_photo, annotate or home / "annotated", game_decks
+    )
     tallies = {
         p.role: Tally(p.count.counts, p.count.unknown, tuple(p.count.uncertain)) for p in photos
     }
@@ -444,12 +454,27 @@ DEMO_GAME = (
     ["round", "--dutch", "Ann=20,Ben=12,Cy=9", "--blitz", "Ann=0,Ben=2,Cy=6"],
     ["round", "--dutch", "Ann=10,Ben=9,Cy=12", "--blitz", "Ann=0,Ben=1,Cy=3"],
     ["sheet"],
+    # A round scored from the bundled example photos (synthetic table scenes).
+    ["game", "new", "Ann=pump", "Ben=carriage", "Cy=plow", "Dee=pail", "--name", "Photos"],
+    [
+        "score",
+        "--dutch",
+        "datasets/samples/synth-mini/images/000000.jpg",
+        "--blitz",
+        "datasets/samples/synth-mini/images/000001.jpg",
+        "--annotate",
+        "out/demo",
+    ],
 )
 
 
 @app.command("demo")
 def demo() -> None:
-    """Play a scripted sample game in a throw-away ledger and print its sheet."""
+    """Play a scripted sample game in a throw-away ledger, then score the example photos.
+
+    Run from the project folder (the example photos are in datasets/samples/); annotated
+    photos are written to out/demo/.
+    """
     import os
     import shlex
     import tempfile

@@ -21,9 +21,17 @@ class CountedPhoto:
 
 
 def count_photos(
-    counter: Counter, dutch: Path, blitz: Path | None, annotate_dir: Path
+    counter: Counter,
+    dutch: Path,
+    blitz: Path | None,
+    annotate_dir: Path,
+    decks: tuple[str, ...] | None = None,
 ) -> list[CountedPhoto]:
-    """Count each photo and write its annotated copy into ``annotate_dir``."""
+    """Count each photo and write its annotated copy into ``annotate_dir``.
+
+    ``decks`` limits the decks that compete for a back (e.g. those of the game): a back of
+    any other deck is then unknown, and flagged.
+    """
     import cv2
 
     from vision.annotate import CountAnnotator
@@ -36,7 +44,7 @@ def count_photos(
         if path is None:
             continue
         image = load_image(path, counter.settings)
-        count = counter.count(image, name=str(path))
+        count = counter.count(image, name=str(path), decks=decks)
         target = annotate_dir / f"{Path(path).stem}-{role}-counted.jpg"
         cv2.imwrite(str(target), annotator.annotate(image, count))
         out.append(CountedPhoto(role, Path(path), count, target))

@@ -1,0 +1,111 @@
+"""`tallero score`: a round from photos, its checks, and the evidence it keeps."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "datasets" / "samples" / "synth-mini" / "images"
+DUTCH = SAMPLES / "000000.jpg"
+BLITZ = SAMPLES / "000001.jpg"
+
+pytestmark = pytest.mark.skipif(
+    not (ROOT / "models" / "tallero-cards.onnx").is_file(), reason="no shipped card detector"
+)
+
+
+@pytest.fixture
+def game(tallero):
+    assert tallero("game", "new", "Ann=pump", "Ben=carriage", "Cy=plow", "Dee=pail").code == 0
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_score_shows_the_round_and_writes_nothing_without_commit(tallero, game, tmp_path):
+    r = tallero(
+        "score", "--dutch", str(DUTCH), "--blitz", str(BLITZ), "--annotate", str(tmp_path), "--json"
+    )
+    assert r.code == 0, r.err
+    out = r.json()
+    assert out["committed"] is False and out["round"] is None
+    assert set(out["players"]) == {"Ann", "Ben", "Cy", "Dee"}
+    assert out["decks"] == {"pump": "Ann", "carriage": "Ben", "plow": "Cy", "pail": "Dee"}
+    assert [p["role"] for p in out["photos"]] == ["dutch", "blitz"]
+    for photo in out["photos"]:
+        assert Path(photo["annotated"]).is_file()
+        assert set(photo["counts"]) == {"pump", "carriage", "plow", "pail"}
+    # Points follow the counts of the photos, deck by deck.
+    dutch, blitz = out["photos"][0]["counts"], out["photos"][1]["counts"]
+    assert out["players"]["Ann"]["dutch"] == dutch["pump"]
+    assert out["players"]["Dee"]["blitz"] == blitz["pail"]
+    assert tallero("sheet", "--json").json()["rounds"] == []
+
+
+def test_flagged_cards_block_commit_until_accepted(tallero, game, home):
+    r = tallero("score", "--dutch", str(DUTCH), "--blitz", str(BLITZ), "--commit")
+    if r.code == 0:
+        pytest.skip("nothing was flagged on these photos")
+    assert r.code == 1 and "not committed" in r.err and "--accept" in r.err
+    assert tallero("sheet", "--json").json()["rounds"] == []
+
+    r = tallero(
+        "score",
+        "--dutch",
+        str(DUTCH),
+        "--blitz",
+        str(BLITZ),
+        "--commit",
+        "--accept",
+        "--reason",
+        "counted again by hand: the camera was right",
+        "--force",
+        "--json",
+    )
+    assert r.code == 0, r.err
+    assert r.json()["committed"] and r.json()["round"] == 1
+    hist = tallero("history", "1", "--json").json()["revisions"]
+    assert len(hist) == 1 and "accepted:" in hist[0]["reason"]
+    evidence = hist[0]["evidence"]
+    assert [(e["role"], e["sha256"]) for e in evidence] == [
+        ("dutch", sha(DUTCH)),
+        ("blitz", sha(BLITZ)),
+    ]
+    for e in evidence:
+        kept = Path(e["path"])
+        assert kept.parent == home / "evidence" and sha(kept) == e["sha256"]
+        assert e["model"] and e["cards"] > 0
+
+
+def test_hand_corrections_need_a_reason_and_are_kept(tallero, game):
+    r = tallero("score", "--dutch", str(DUTCH), "--fix-dutch", "Ann=6")
+    assert r.code == 2 and "--reason" in r.err
+    r = tallero(
+        "score",
+        "--dutch",
+        str(DUTCH),
+        "--blitz",
+        str(BLITZ),
+        "--fix-dutch",
+        "Ann=6,Ben=2,Cy=6,Dee=13",
+        "--fix-blitz",
+        "Ann=3,Ben=0,Cy=4,Dee=5",
+        "--reason",
+        "recounted by hand",
+        "--commit",
+        "--force",
+        "--json",
+    )
+    assert r.code == 0, r.err
+    assert r.json()["players"]["Dee"] == {"dutch": 13, "blitz": 5, "points": 3}
+    reason = tallero("history", "1", "--json").json()["revisions"][0]["reason"]
+    assert "corrected by hand: Dee Dutch" in reason and "recounted by hand" in reason
+
+
+def test_a_deck_the_model_does_not_know_is_a_clear_error(tallero):
+    tallero("game", "new", "Ann=pump", "Ben=grandma", "--json")  # refused: unknown deck
+    assert tallero("games", "--json").json()["games"] == []
