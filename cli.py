@@ -869,7 +869,9 @@ def echo_enrolled(result: dict[str, object]) -> None:
 def main() -> None:
     """Entry point: user mistakes become one line on stderr and a non-zero exit."""
     try:
-        app(standalone_mode=False)
+        # Outside standalone mode click returns the code of a typer.Exit instead of raising.
+        code = app(standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)
     except TalleroError as exc:
         typer.echo(f"tallero: error: {exc}", err=True)
         sys.exit(exc.exit_code)

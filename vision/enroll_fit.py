@@ -22,6 +22,7 @@ import numpy as np
 from vision.deck_net import FACE_PREFIX, OTHER
 
 FACE_COLOURS = ("red", "blue", "green", "yellow")
+DEFAULT_WIDTH = 24  # convolution width of the shipped deck classifier (vision.train)
 SHIPPED_CLASSIFIER_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "tallero-decks.pt"
 
 
@@ -114,6 +115,8 @@ def fit_profile_classifier(
         import torch
 
         init = torch.load(init_weights, map_location="cpu", weights_only=True)
+    # The features keep the shipped classifier's shape, so they can start from its weights.
+    width = int(init["features.0.weight"].shape[0]) if init is not None else DEFAULT_WIDTH
     net = train_net(
         crops,
         None,
@@ -122,6 +125,7 @@ def fit_profile_classifier(
         threads=recipe.threads,
         log=log,
         init_features=init,
+        width=width,
     )
     timings["fit_s"] = time.perf_counter() - t0
     export_onnx(
