@@ -47,6 +47,7 @@ class ArtStyle(Protocol):
 
 _REGISTERED: dict[str, ArtStyle] = {}
 ENROLLED_PREFIX = "enrolled:"
+_ENROLLED: dict[tuple[str, int], ArtStyle] = {}
 
 
 def register_style(name: str, style: ArtStyle) -> None:
@@ -77,7 +78,13 @@ def load_style(name: str) -> ArtStyle:
     if name.startswith(ENROLLED_PREFIX):
         from vision.synth.art_enrolled import EnrolledStyle
 
-        return EnrolledStyle(Path(name[len(ENROLLED_PREFIX) :]))
+        # One object per profile version: scenes share (and cache) its art pool.
+        folder = Path(name[len(ENROLLED_PREFIX) :])
+        version = (name, (folder / "profile.json").stat().st_mtime_ns)
+        if version not in _ENROLLED:
+            _ENROLLED.clear()
+            _ENROLLED[version] = EnrolledStyle(folder)
+        return _ENROLLED[version]
     if name not in STYLES:
         raise ValueError(f"unknown art style {name!r}; known: {', '.join(sorted(STYLES))}")
     return importlib.import_module(STYLES[name])  # type: ignore[return-value,unused-ignore]
