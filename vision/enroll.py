@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,10 +92,6 @@ def find_layout(
         LayoutCard(name, cards.corners[i], rectify(image_bgr, cards.corners[i]))
         for name, i in zip(names, order, strict=True)
     ]
-
-
-def photo_sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def parse_names(text: str, what: str = "deck") -> list[str]:

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from vision.enroll import find_layout, photo_sha256
+from vision.detector import file_sha256
+from vision.enroll import find_layout
 from vision.enroll_fit import FitRecipe
 from vision.profiles import (
     CLASSIFIER_FILE,
@@ -65,7 +66,7 @@ def enroll_layout(
         cards = counter.locate(image)
         for card in find_layout(image, cards, names, str(photo), home / "enroll"):
             pictures[card.name].append(card.picture)
-        sources.append((str(Path(photo).resolve()), photo_sha256(photo)))
+        sources.append((str(Path(photo).resolve()), file_sha256(Path(photo))))
     log(f"enroll: found {len(names)} card(s) in each of {len(photos)} photo(s)")
     staged = _stage(current)
     for name in names:
