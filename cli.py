@@ -814,7 +814,9 @@ def enroll_faces(
     from vision.enroll_run import enroll_layout
 
     names = parse_names(colors, "colour")
-    bad = [c for c in names if c not in ("red", "blue", "green", "yellow")]
+    from vision.synth.decks import FACE_COLORS
+
+    bad = [c for c in names if c not in FACE_COLORS]
     if bad:
         raise UsageError(f"face colours are red, blue, green and yellow, not {bad[0]!r}")
     result = enroll_layout(photos, names, "faces", profile, model, echo_progress)

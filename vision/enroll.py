@@ -19,8 +19,6 @@ from scoring.errors import TalleroError
 from vision.cards import Cards, canonical_corners
 from vision.synth.decks import CARD_H_PX, CARD_W_PX
 
-FACE_COLOURS = ("red", "blue", "green", "yellow")
-
 
 class EnrollError(TalleroError):
     """The layout photo cannot be enrolled as it is (wrong number of cards, ...)."""

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from vision.deck_net import FACE_PREFIX, OTHER
+from vision.synth.decks import FACE_COLORS
 
-FACE_COLOURS = ("red", "blue", "green", "yellow")
 DEFAULT_WIDTH = 24  # convolution width of the shipped deck classifier (vision.train)
 SHIPPED_CLASSIFIER_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "tallero-decks.pt"
 
@@ -72,7 +72,7 @@ def fit_profile_classifier(
 
     slots = slot_names(folder)
     names = tuple(slots.values())
-    classes = default_classes(names, FACE_COLOURS)
+    classes = default_classes(names, FACE_COLORS)
     timings: dict[str, float] = {}
     style_name = ENROLLED_PREFIX + str(Path(folder).resolve())
     with tempfile.TemporaryDirectory(prefix="tallero-enroll-") as tmp:
