@@ -36,8 +36,9 @@ FACE_BGR: dict[str, tuple[int, int, int]] = {
 class Cut:
     """Solid shapes (ink) and cut lines (paper) on a supersampled 0..1 coverage canvas."""
 
-    def __init__(self, h: int, w: int, box: tuple[float, float, float, float],
-                 rng: np.random.Generator) -> None:
+    def __init__(
+        self, h: int, w: int, box: tuple[float, float, float, float], rng: np.random.Generator
+    ) -> None:
         self.cov = np.zeros((h, w), np.float32)
         self.box = box
         self.rng = rng
@@ -76,15 +77,17 @@ class Cut:
         """A stippled shadow: dots, denser towards the middle."""
         ang = self.rng.uniform(0, 2 * np.pi, n)
         rad = np.sqrt(self.rng.uniform(0, 1, n)) ** 1.5
-        pts = self.px(np.stack([c[0] + r[0] * rad * np.cos(ang),
-                                c[1] + r[1] * rad * np.sin(ang)], 1))
+        pts = self.px(
+            np.stack([c[0] + r[0] * rad * np.cos(ang), c[1] + r[1] * rad * np.sin(ang)], 1)
+        )
         dot = max(1, int(self.line_px * 0.45))
         for x, y in pts:
             cv2.circle(self.cov, (int(x), int(y)), dot, 1.0, -1, cv2.LINE_AA)
 
 
-def _ellipse(c: tuple[float, float], r: tuple[float, float], a0: float = 0, a1: float = 360,
-             n: int = 40) -> np.ndarray:
+def _ellipse(
+    c: tuple[float, float], r: tuple[float, float], a0: float = 0, a1: float = 360, n: int = 40
+) -> np.ndarray:
     t = np.deg2rad(np.linspace(a0, a1, n))
     return np.stack([c[0] + r[0] * np.cos(t), c[1] + r[1] * np.sin(t)], 1)
 
@@ -208,25 +211,39 @@ def _frame(cut: Cut, w: float, h: float, rng: np.random.Generator) -> None:
     m = w * rng.uniform(0.06, 0.08)
     outer = [(m, m), (w - m, m), (w - m, h - m), (m, h - m)]
     inner_m = m + w * 0.035
-    inner = [(inner_m, inner_m), (w - inner_m, inner_m), (w - inner_m, h - inner_m),
-             (inner_m, h - inner_m)]
+    inner = [
+        (inner_m, inner_m),
+        (w - inner_m, inner_m),
+        (w - inner_m, h - inner_m),
+        (inner_m, h - inner_m),
+    ]
     for pts, t in ((outer, 0.012), (inner, 0.005)):
-        cv2.polylines(cut.cov, [np.round(np.asarray(pts) * 16).astype(np.int32)], True, 1.0,
-                      max(1, int(w * t)), cv2.LINE_AA, 4)
+        cv2.polylines(
+            cut.cov,
+            [np.round(np.asarray(pts) * 16).astype(np.int32)],
+            True,
+            1.0,
+            max(1, int(w * t)),
+            cv2.LINE_AA,
+            4,
+        )
     d = w * 0.03
     for cx, cy in outer:
         diamond = [(cx, cy - d), (cx + d, cy), (cx, cy + d), (cx - d, cy)]
-        cv2.fillPoly(cut.cov, [np.round(np.asarray(diamond) * 16).astype(np.int32)], 1.0,
-                     cv2.LINE_AA, 4)
+        cv2.fillPoly(
+            cut.cov, [np.round(np.asarray(diamond) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4
+        )
 
 
-def _print(cov: np.ndarray, ink: np.ndarray, rng: np.random.Generator, w: int, h: int
-           ) -> np.ndarray:
+def _print(
+    cov: np.ndarray, ink: np.ndarray, rng: np.random.Generator, w: int, h: int
+) -> np.ndarray:
     """Ink on ivory stock: a little spread of the ink, fibre texture, uneven inking."""
     cov = cv2.resize(cov, (w, h), interpolation=cv2.INTER_AREA)
     cov = cv2.GaussianBlur(cov, (0, 0), rng.uniform(0.3, 0.8))
-    uneven = cv2.resize(rng.uniform(0.8, 1.0, (4, 3)).astype(np.float32), (w, h),
-                        interpolation=cv2.INTER_CUBIC)
+    uneven = cv2.resize(
+        rng.uniform(0.8, 1.0, (4, 3)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC
+    )
     cov = np.clip(cov * uneven * rng.uniform(0.85, 1.0), 0, 1)[..., None]
     paper = np.array([215, 238, 246], np.float32) * rng.uniform(0.94, 1.0)  # ivory, BGR
     fibres = rng.normal(0, 3.0, (h, w, 1)).astype(np.float32)
@@ -256,26 +273,51 @@ def draw_face(color: str, value: int, rng: np.random.Generator, w: int, h: int) 
     base = np.array(FACE_BGR[color], np.float32) * rng.uniform(0.9, 1.05)
     img = np.empty((H, W, 3), np.float32)
     img[:] = base
-    cv2.ellipse(img, (W // 2, H // 2), (int(W * 0.34), int(H * 0.3)), 0, 0, 360,
-                (235, 240, 242), -1, cv2.LINE_AA)
+    cv2.ellipse(
+        img,
+        (W // 2, H // 2),
+        (int(W * 0.34), int(H * 0.3)),
+        0,
+        0,
+        360,
+        (235, 240, 242),
+        -1,
+        cv2.LINE_AA,
+    )
     dark = tuple(float(v) for v in base * 0.45)
     head = (W // 2, int(H * 0.44))
     cv2.circle(img, head, int(W * 0.1), dark, -1, cv2.LINE_AA)
-    body = np.array([[W * 0.36, H * 0.7], [W * 0.42, H * 0.52], [W * 0.58, H * 0.52],
-                     [W * 0.64, H * 0.7]], np.int32)
+    body = np.array(
+        [[W * 0.36, H * 0.7], [W * 0.42, H * 0.52], [W * 0.58, H * 0.52], [W * 0.64, H * 0.7]],
+        np.int32,
+    )
     cv2.fillPoly(img, [body], dark, cv2.LINE_AA)
     if color in ("green", "yellow"):  # a bonnet for the girl
-        cv2.ellipse(img, head, (int(W * 0.14), int(W * 0.12)), 0, 180, 360, dark,
-                    int(W * 0.03), cv2.LINE_AA)
+        cv2.ellipse(
+            img, head, (int(W * 0.14), int(W * 0.12)), 0, 180, 360, dark, int(W * 0.03), cv2.LINE_AA
+        )
     else:  # a cap for the boy
-        cv2.rectangle(img, (head[0] - int(W * 0.1), head[1] - int(W * 0.12)),
-                      (head[0] + int(W * 0.12), head[1] - int(W * 0.07)), dark, -1)
+        cv2.rectangle(
+            img,
+            (head[0] - int(W * 0.1), head[1] - int(W * 0.12)),
+            (head[0] + int(W * 0.12), head[1] - int(W * 0.07)),
+            dark,
+            -1,
+        )
     scale = W / 130
     text = str(value)
     (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_TRIPLEX, scale, int(scale * 2))
     layer = np.zeros((H, W), np.uint8)
-    cv2.putText(layer, text, (int(0.07 * W), int(0.06 * W) + th), cv2.FONT_HERSHEY_TRIPLEX,
-                scale, 255, int(scale * 2), cv2.LINE_AA)
+    cv2.putText(
+        layer,
+        text,
+        (int(0.07 * W), int(0.06 * W) + th),
+        cv2.FONT_HERSHEY_TRIPLEX,
+        scale,
+        255,
+        int(scale * 2),
+        cv2.LINE_AA,
+    )
     layer = np.maximum(layer, layer[::-1, ::-1])  # the same number upside down, bottom right
     img[layer > 127] = (245, 245, 245)
     img = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
