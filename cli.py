@@ -644,6 +644,8 @@ def count(
     """Find every card with its deck and count the cards of each deck."""
     from scoring.errors import ImageError
     from vision.counter import Counter
+    from vision.imageio import load_image
+    from vision.photos import write_annotated
 
     counter = make_counter(model, decks, profile, threads)
     assert isinstance(counter, Counter)
@@ -651,7 +653,8 @@ def count(
     several = len(images) > 1
     for image in images:
         try:
-            result = counter.count(image)
+            image_bgr = load_image(image, counter.settings)  # decoded once: count and draw
+            result = counter.count(image_bgr, name=str(image))
         except ImageError as exc:
             # One line per bad file; the last one is raised so the exit code says so.
             if bad:
@@ -668,16 +671,7 @@ def count(
                 line += f"; uncertain cards {', '.join(map(str, result.uncertain))}"
             typer.echo(line)
         if annotate is not None:
-            import cv2
-
-            from vision.annotate import CountAnnotator
-            from vision.imageio import load_image
-
-            target = _annotated_path(annotate, image, several)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            drawn = CountAnnotator().annotate(load_image(image), result)
-            if not cv2.imwrite(str(target), drawn):
-                raise ImageError(f"cannot write {target}")
+            write_annotated(image_bgr, result, _annotated_path(annotate, image, several))
     if bad:
         raise bad[-1]
 

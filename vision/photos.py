@@ -32,20 +32,29 @@ def count_photos(
     ``decks`` limits the decks that compete for a back (e.g. those of the game): a back of
     any other deck is then unknown, and flagged.
     """
-    import cv2
-
-    from vision.annotate import CountAnnotator
     from vision.imageio import load_image
 
-    annotator = CountAnnotator()
-    annotate_dir.mkdir(parents=True, exist_ok=True)
     out = []
     for role, path in (("dutch", dutch), ("blitz", blitz)):
         if path is None:
             continue
         image = load_image(path, counter.settings)
         count = counter.count(image, name=str(path), decks=decks)
-        target = annotate_dir / f"{Path(path).stem}-{role}-counted.jpg"
-        cv2.imwrite(str(target), annotator.annotate(image, count))
+        target = write_annotated(
+            image, count, annotate_dir / f"{Path(path).stem}-{role}-counted.jpg"
+        )
         out.append(CountedPhoto(role, Path(path), count, target))
     return out
+
+
+def write_annotated(image_bgr: Any, count: Count, target: Path) -> Path:
+    """Draw ``count`` on the image (numbered outlines, legend) and write it to ``target``."""
+    import cv2
+
+    from scoring.errors import ImageError
+    from vision.annotate import CountAnnotator
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(target), CountAnnotator().annotate(image_bgr, count)):
+        raise ImageError(f"cannot write {target}")
+    return target
