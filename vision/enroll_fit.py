@@ -2,9 +2,16 @@
 
 The scene generator renders the table layouts players make (rows, fans, heaps, piles)
 with the enrolled pictures in place of the stand-in backs; the crops of those scenes,
-with the detector's corner error simulated, train the small deck classifier. Deck slots
-left without an enrolled deck keep the stand-in art and teach the class ``other``, so a
-back that matches no enrolled deck is reported as unknown rather than as the nearest one.
+with the detector's corner error simulated, train the small deck classifier.
+
+What the shipped classifier already knows is kept: each enrolled deck is *anchored* to
+the built-in deck the shipped classifier sees in its picture (same ink, same object),
+when it sees one clearly and no other enrolled deck claims it. Stand-in cards of an
+anchored deck then count as that enrolled deck (the same deck in other art), and the
+new classifier starts from the shipped one's weights, including its head rows for the
+anchors, the face colours and ``other``. Stand-in decks no enrolled deck is anchored to
+teach ``other``, so a back of a deck that is not enrolled is reported as unknown rather
+than as the nearest enrolled one.
 """
 
 from __future__ import annotations
@@ -24,6 +31,9 @@ from vision.synth.decks import FACE_COLORS
 
 DEFAULT_WIDTH = 24  # convolution width of the shipped deck classifier (vision.train)
 SHIPPED_CLASSIFIER_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "tallero-decks.pt"
+# An enrolled deck is anchored to a built-in one when the shipped classifier gives that
+# built-in deck at least this probability on the enrolled picture.
+ANCHOR_MIN_PROBABILITY = 0.5
 
 
 @dataclass(frozen=True)
@@ -38,10 +48,21 @@ class FitRecipe:
     crop_jitter_fraction: float = 0.04
     crop_copies: int = 1
     threads: int = 2
+    # Share of the scenes drawn with the stand-in art (anchored decks named as enrolled).
+    standin_share: float = 0.35
+    # Learning rate when starting from the shipped classifier.
+    lr: float = 1e-3
 
 
-def relabel_truth(dataset: Path, slots: dict[str, str]) -> None:
-    """Rename generator deck slots to enrolled names; other decks become ``other`` cards."""
+def relabel_truth(
+    dataset: Path, slots: dict[str, str], anchors: dict[str, str] | None = None
+) -> None:
+    """Rename generator deck slots to enrolled names.
+
+    ``slots`` maps the slots drawn with enrolled art; ``anchors`` maps built-in decks
+    (drawn with stand-in art) to the enrolled deck they are. Other decks become ``other``.
+    """
+    anchors = anchors or {}
     for path in sorted((dataset / "truth").glob("*.json")):
         truth = json.loads(path.read_text())
         for card in truth["cards"]:
@@ -49,10 +70,82 @@ def relabel_truth(dataset: Path, slots: dict[str, str]) -> None:
                 continue
             if card["deck"] in slots:
                 card["deck"] = slots[card["deck"]]
+            elif card["deck"] in anchors:
+                card["deck"] = anchors[card["deck"]]
             else:
                 card["deck"] = None
                 card["random_art"] = True
         path.write_text(json.dumps(truth))
+
+
+def find_anchors(
+    pictures: dict[str, list[np.ndarray]],
+    classifier_path: Path,
+    min_probability: float = ANCHOR_MIN_PROBABILITY,
+) -> dict[str, str]:
+    """Built-in deck -> enrolled deck, where the shipped classifier clearly sees it.
+
+    Each enrolled deck's pictures are read by the shipped classifier; the best one-to-one
+    assignment of enrolled decks to built-in decks is kept where its probability is at
+    least ``min_probability``.
+    """
+    import itertools
+
+    import cv2
+
+    from vision.classifier import DeckClassifier
+
+    clf = DeckClassifier(classifier_path, threads=1)
+    names = [n for n in pictures if pictures[n]]
+    if not names or not clf.decks:
+        return {}
+    rows = []
+    for name in names:
+        crops = np.stack(
+            [
+                cv2.resize(p, (clf.width_px, clf.height_px), interpolation=cv2.INTER_AREA)
+                for p in pictures[name]
+            ]
+        )
+        prob = clf.probabilities(crops).mean(axis=0)
+        rows.append([float(prob[clf.classes.index(d)]) for d in clf.decks])
+    table = np.array(rows)  # (enrolled, built-in)
+    best, best_score = None, -1.0
+    # At most 8 enrolled decks against 8 built-in ones: try every assignment.
+    for perm in itertools.permutations(range(len(clf.decks)), len(names)):
+        score = float(sum(table[i, j] for i, j in enumerate(perm)))
+        if score > best_score:
+            best, best_score = perm, score
+    assert best is not None
+    return {clf.decks[j]: names[i] for i, j in enumerate(best) if table[i, j] >= min_probability}
+
+
+def _init_state(init: dict, classes: tuple[str, ...], anchors: dict[str, str]) -> dict:
+    """The shipped classifier's weights with its head rows mapped onto ``classes``.
+
+    A class without a shipped counterpart (an enrolled deck with no anchor) starts from
+    the mean of the shipped deck rows.
+    """
+    import torch
+
+    from vision.deck_net import default_classes
+    from vision.synth.decks import ALL_DECKS
+
+    shipped = default_classes(ALL_DECKS, FACE_COLORS)
+    back_to_shipped = {v: k for k, v in anchors.items()}
+    weight, bias = init["head.weight"], init["head.bias"]
+    deck_rows = [shipped.index(d) for d in ALL_DECKS]
+    new_w = torch.empty((len(classes), weight.shape[1]), dtype=weight.dtype)
+    new_b = torch.empty(len(classes), dtype=bias.dtype)
+    for k, c in enumerate(classes):
+        source = back_to_shipped.get(c, c)
+        if source in shipped:
+            new_w[k], new_b[k] = weight[shipped.index(source)], bias[shipped.index(source)]
+        else:
+            new_w[k], new_b[k] = weight[deck_rows].mean(0), bias[deck_rows].mean()
+    state = dict(init)
+    state["head.weight"], state["head.bias"] = new_w, new_b
+    return state
 
 
 def fit_profile_classifier(
@@ -67,7 +160,7 @@ def fit_profile_classifier(
     """Fit and export (ONNX, to ``out``) the classifier of the profile in ``folder``."""
     from vision.deck_net import collect_crops, default_classes, export_onnx, train_net
     from vision.synth.art import ENROLLED_PREFIX
-    from vision.synth.art_enrolled import slot_names
+    from vision.synth.art_enrolled import EnrolledStyle, slot_names
     from vision.synth.generate import synthesize
 
     slots = slot_names(folder)
@@ -75,26 +168,49 @@ def fit_profile_classifier(
     classes = default_classes(names, FACE_COLORS)
     timings: dict[str, float] = {}
     style_name = ENROLLED_PREFIX + str(Path(folder).resolve())
+    init = None
+    if init_weights is not None and Path(init_weights).is_file():
+        import torch
+
+        init = torch.load(init_weights, map_location="cpu", weights_only=True)
+    anchors: dict[str, str] = {}
+    shipped_onnx = Path(init_weights).with_suffix(".onnx") if init_weights else None
+    if init is not None and shipped_onnx is not None and shipped_onnx.is_file():
+        style = EnrolledStyle(folder)
+        anchors = find_anchors({slots[k]: v for k, v in style.backs.items()}, shipped_onnx)
+    log(
+        "enroll: anchored "
+        + (", ".join(f"{v} = built-in {k}" for k, v in anchors.items()) or "no deck")
+    )
     with tempfile.TemporaryDirectory(prefix="tallero-enroll-") as tmp:
         t0 = time.perf_counter()
         dirs = []
-        # Mostly sorted piles (rows, fans, heaps of each deck), some Blitz leftovers.
-        for kind, share in (("sorted", 0.7), ("blitz", 0.3)):
-            data = Path(tmp) / kind
-            synthesize(
-                data,
-                n=max(1, round(recipe.scenes * share)),
-                seed=recipe.seed,
-                kind=kind,
-                min_visible=recipe.min_visible,
-                imgsz=recipe.imgsz_px,
-                workers=recipe.threads,
-                progress=False,
-                art=style_name,
-            )
-            dirs.append(data)
-        for data in dirs:
-            relabel_truth(data, slots)
+        # Mostly sorted piles (rows, fans, heaps of each deck), some Blitz leftovers; the
+        # user's art, and (a share of scenes) the stand-in art with anchored names.
+        n_standin = round(recipe.scenes * recipe.standin_share) if anchors else 0
+        n_enrolled = recipe.scenes - n_standin
+        for art, n_art, slot_map in (
+            (style_name, n_enrolled, slots),
+            ("standin", n_standin, {}),
+        ):
+            for kind, share in (("sorted", 0.7), ("blitz", 0.3)):
+                n = max(1, round(n_art * share)) if n_art else 0
+                if not n:
+                    continue
+                data = Path(tmp) / f"{kind}-{len(dirs)}"
+                synthesize(
+                    data,
+                    n=n,
+                    seed=recipe.seed + len(dirs),
+                    kind=kind,
+                    min_visible=recipe.min_visible,
+                    imgsz=recipe.imgsz_px,
+                    workers=recipe.threads,
+                    progress=False,
+                    art=art,
+                )
+                relabel_truth(data, slot_map, anchors)
+                dirs.append(data)
         timings["scenes_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         crops = collect_crops(
@@ -110,11 +226,6 @@ def fit_profile_classifier(
     counts = np.bincount(crops.labels, minlength=len(classes))
     log("enroll: " + ", ".join(f"{c} {n}" for c, n in zip(classes, counts, strict=True)))
     t0 = time.perf_counter()
-    init = None
-    if init_weights is not None and Path(init_weights).is_file():
-        import torch
-
-        init = torch.load(init_weights, map_location="cpu", weights_only=True)
     # The features keep the shipped classifier's shape, so they can start from its weights.
     width = int(init["features.0.weight"].shape[0]) if init is not None else DEFAULT_WIDTH
     net = train_net(
@@ -123,8 +234,9 @@ def fit_profile_classifier(
         epochs=recipe.epochs,
         seed=recipe.seed,
         threads=recipe.threads,
+        lr=recipe.lr if init is not None else 3e-3,
         log=log,
-        init_features=init,
+        init_state=_init_state(init, classes, anchors) if init is not None else None,
         width=width,
     )
     timings["fit_s"] = time.perf_counter() - t0
@@ -134,9 +246,10 @@ def fit_profile_classifier(
         classes,
         crop_width_px,
         crop_height_px,
-        extra={"profile_decks": json.dumps(list(names))},
+        extra={"profile_decks": json.dumps(list(names)), "anchors": json.dumps(anchors)},
     )
     return {
+        "anchors": anchors,
         "classes": list(classes),
         "decks": list(names),
         "crops": int(len(crops.labels)),

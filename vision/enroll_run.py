@@ -12,6 +12,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from vision.cards import BACK, FACE
 from vision.detector import file_sha256
 from vision.enroll import find_layout
 from vision.enroll_fit import FitRecipe
@@ -64,6 +67,14 @@ def enroll_layout(
     for photo in photos:
         image = load_image(photo, counter.settings)
         cards = counter.locate(image)
+        # Backs are enrolled from backs, faces from faces: cards of the other side in
+        # view (the face-up cards of a round still on the table) are left out.
+        wanted = BACK if kind == "decks" else FACE
+        other = int((cards.side != wanted).sum())
+        if other:
+            side = "face-up" if kind == "decks" else "face-down"
+            log(f"enroll: {photo}: left out {other} {side} card(s)")
+            cards = cards[np.flatnonzero(cards.side == wanted)]
         for card in find_layout(image, cards, names, str(photo), home / "enroll"):
             pictures[card.name].append(card.picture)
         sources.append((str(Path(photo).resolve()), file_sha256(Path(photo))))

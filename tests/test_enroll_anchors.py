@@ -1,0 +1,88 @@
+"""Enrollment keeps what the shipped classifier knows: anchors, relabelling, head rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.enroll_fit import _init_state, find_anchors, relabel_truth
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+def _truth(tmp_path: Path, decks: list[str | None]) -> Path:
+    (tmp_path / "truth").mkdir()
+    cards = [{"side": "back", "deck": d} for d in decks] + [{"side": "face", "color": "red"}]
+    (tmp_path / "truth" / "000000.json").write_text(json.dumps({"cards": cards}))
+    return tmp_path
+
+
+def _decks(dataset: Path) -> list[str | None]:
+    truth = json.loads((dataset / "truth" / "000000.json").read_text())
+    return [c.get("deck") for c in truth["cards"] if c["side"] == "back"]
+
+
+def test_relabel_names_enrolled_slots_and_anchored_stand_ins(tmp_path):
+    data = _truth(tmp_path, ["pump", "carriage", "plow", "pail", None])
+    relabel_truth(data, slots={"pump": "grandma"}, anchors={"plow": "blue-one"})
+    # Slot "pump" holds the enrolled art; a stand-in plow is the user's "blue-one";
+    # carriage and pail are decks nobody enrolled: "other" (no deck, random art).
+    assert _decks(data) == ["grandma", None, "blue-one", None, None]
+    truth = json.loads((data / "truth" / "000000.json").read_text())
+    assert [c.get("random_art", False) for c in truth["cards"][:4]] == [
+        False,
+        True,
+        False,
+        True,
+    ]
+
+
+def test_head_rows_start_from_the_anchored_built_in_decks():
+    torch = pytest.importorskip("torch")
+    from vision.deck_net import default_classes
+    from vision.synth.decks import ALL_DECKS, FACE_COLORS
+
+    shipped = default_classes(ALL_DECKS, FACE_COLORS)
+    init = {
+        "features.0.weight": torch.zeros(1),
+        "head.weight": torch.arange(len(shipped) * 3, dtype=torch.float32).reshape(-1, 3),
+        "head.bias": torch.arange(len(shipped), dtype=torch.float32),
+    }
+    classes = ("mine", "unknown-art", "face:red", "face:blue", "face:green", "face:yellow", "other")
+    state = _init_state(init, classes, {"plow": "mine"})
+    w, b = state["head.weight"], state["head.bias"]
+    assert torch.equal(w[0], init["head.weight"][shipped.index("plow")])
+    assert float(b[0]) == shipped.index("plow")
+    deck_rows = [shipped.index(d) for d in ALL_DECKS]
+    assert torch.allclose(w[1], init["head.weight"][deck_rows].mean(0))
+    for k, c in enumerate(classes[2:], start=2):
+        assert torch.equal(w[k], init["head.weight"][shipped.index(c)])
+    assert state["features.0.weight"] is init["features.0.weight"]
+
+
+@pytest.mark.skipif(
+    not (MODELS / "tallero-decks.onnx").is_file(), reason="no shipped deck classifier"
+)
+def test_the_shipped_classifier_anchors_its_own_art():
+    from vision.synth import art_standin
+    from vision.synth.decks import CARD_H_PX, CARD_W_PX
+
+    rng = np.random.default_rng(5)
+    pictures = {
+        name: [art_standin.draw_back(deck, rng, CARD_W_PX, CARD_H_PX)]
+        for name, deck in (("green-one", "pump"), ("red-one", "carriage"), ("pale", "plow"))
+    }
+    anchors = find_anchors(pictures, MODELS / "tallero-decks.onnx")
+    assert anchors == {"pump": "green-one", "carriage": "red-one", "plow": "pale"}
+
+
+@pytest.mark.skipif(
+    not (MODELS / "tallero-decks.onnx").is_file(), reason="no shipped deck classifier"
+)
+def test_a_picture_the_classifier_cannot_place_gets_no_anchor():
+    blank = np.full((120, 80, 3), 200, np.uint8)
+    anchors = find_anchors({"plain": [blank]}, MODELS / "tallero-decks.onnx", 0.5)
+    assert anchors == {}
