@@ -737,9 +737,16 @@ def train(
     ),
     images: Annotated[int, typer.Option("--images", help="Training scenes.")] = 1800,
     epochs: Annotated[int, typer.Option("--epochs", help="Detector epochs.")] = 5,
+    refine_epochs: Annotated[
+        int, typer.Option("--refine-epochs", help="Further detector epochs on all scenes.")
+    ] = 5,
     imgsz: Annotated[int, typer.Option("--imgsz", help="Detector input size, px.")] = 480,
     stage: Annotated[
-        str, typer.Option("--stage", help="all, data, detector, classifier or export.")
+        str,
+        typer.Option(
+            "--stage",
+            help="all, data, detector, detector-refine, classifier, classifier-refine or export.",
+        ),
     ] = "all",
 ) -> None:
     """Reproduce the shipped models: scenes, detector, deck classifier, ONNX export.
@@ -749,22 +756,34 @@ def train(
     """
     from vision import train as t
 
-    stages = ("data", "detector", "classifier", "export")
+    stages = ("data", "detector", "detector-refine", "classifier", "classifier-refine", "export")
     if stage != "all" and stage not in stages:
         raise UsageError(f"--stage must be all or one of {', '.join(stages)}")
-    recipe = t.TrainRecipe(train_images=images, epochs=epochs, imgsz_px=imgsz)
+    recipe = t.TrainRecipe(
+        train_images=images, epochs=epochs, refine_epochs=refine_epochs, imgsz_px=imgsz
+    )
     todo = stages if stage == "all" else (stage,)
     data_yaml = data / "cards.yaml"
     if "data" in todo:
         data_yaml = t.make_data(data, recipe)
+    base = runs.resolve() / "cards" / "weights" / "best.pt"
     if "detector" in todo:
-        t.train_detector(data_yaml, runs.resolve(), recipe)
+        base = t.train_detector(data_yaml, runs.resolve(), recipe)
+    refined = runs.resolve() / "cards-refine" / "weights" / "best.pt"
+    if "detector-refine" in todo:
+        refined = t.refine_detector(data, runs.resolve(), base, recipe)
+    classifier_base = runs.resolve() / "classifier" / "tallero-decks.onnx"
     if "classifier" in todo:
-        t.train_classifier(data, out / "tallero-decks.onnx", recipe)
-    if "export" in todo:
-        t.export_detector(
-            runs.resolve() / "cards" / "weights" / "best.pt", out / "tallero-cards.onnx", recipe
+        if classifier_base.exists():
+            print(f"classifier: already trained ({classifier_base})")
+        else:
+            t.train_classifier(data, classifier_base, recipe)
+    if "classifier-refine" in todo:
+        t.refine_classifier(
+            data, classifier_base.with_suffix(".pt"), out / "tallero-decks.onnx", recipe
         )
+    if "export" in todo:
+        t.export_detector(refined, out / "tallero-cards.onnx", recipe)
 
 
 # --- enrollment commands -----------------------------------------------------------------

@@ -165,11 +165,17 @@ def train_net(
     width: int = 16,
     log: Callable[[str], None] = print,
     init_features: dict | None = None,
+    init_state: dict | None = None,
+    balanced: bool = False,
 ):  # noqa: ANN201
     """Train the deck classifier; returns the torch module (eval mode).
 
     ``init_features`` (a state dict of an earlier classifier) starts the convolutional
     features from trained weights; the head is always new, since classes differ.
+    ``init_state`` (a whole state dict with the same classes) continues an earlier
+    classifier. With ``balanced`` each epoch draws every class about equally often
+    (rare classes repeated, common ones subsampled), so the expansion decks, seen only
+    in 8-deck scenes, weigh as much as the classic ones.
     """
     import torch
     from torch import nn
@@ -181,6 +187,8 @@ def train_net(
     if init_features is not None:
         features = {k: v for k, v in init_features.items() if k.startswith("features.")}
         net.load_state_dict(features, strict=False)
+    if init_state is not None:
+        net.load_state_dict(init_state)
     x_all = to_blob(train.images)
     y_all = torch.from_numpy(train.labels)
     steps = epochs * int(np.ceil(len(x_all) / batch_size))
@@ -190,7 +198,7 @@ def train_net(
     for epoch in range(epochs):
         net.train()
         t0 = time.time()
-        order = rng.permutation(len(x_all))
+        order = balanced_order(train.labels, rng) if balanced else rng.permutation(len(x_all))
         total = 0.0
         for s in range(0, len(order), batch_size):
             idx = order[s : s + batch_size]
@@ -209,6 +217,14 @@ def train_net(
         log(msg + f" ({time.time() - t0:.0f} s)")
     net.eval()
     return net
+
+
+def balanced_order(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One epoch's sample order (as many samples as ``labels``), each class equally often."""
+    classes = np.unique(labels)
+    per_class = int(np.ceil(len(labels) / len(classes)))
+    picks = [rng.choice(np.flatnonzero(labels == c), per_class, replace=True) for c in classes]
+    return rng.permutation(np.concatenate(picks))[: len(labels)]
 
 
 def predict_torch(net, images: np.ndarray) -> np.ndarray:  # noqa: ANN001

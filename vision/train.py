@@ -30,6 +30,11 @@ class TrainRecipe:
     imgsz_px: int = 480
     epochs: int = 5
     batch: int = 16
+    # Refinement: the trained detector is trained further on every scene (train/ and
+    # classifier/), with a lower learning rate that decays to lr * lrf.
+    refine_epochs: int = 5
+    refine_lr: float = 0.001
+    refine_lrf: float = 0.05
     detector_yaml: str = DETECTOR_YAML
     classifier_epochs: int = 7
     classifier_width: int = 24
@@ -41,6 +46,10 @@ class TrainRecipe:
     classifier_crop_width_px: int = 32
     classifier_crop_height_px: int = 48
     classifier_seed: int = 7
+    # Classifier refinement: the trained classifier continues on the same crops with
+    # class-balanced epochs and a lower learning rate.
+    classifier_refine_epochs: int = 4
+    classifier_refine_lr: float = 1e-3
     threads: int = 2
 
 
@@ -143,6 +152,82 @@ def train_detector(
     return best
 
 
+def refine_detector(
+    data_root: Path,
+    runs: Path,
+    base: Path,
+    recipe: TrainRecipe,
+    name: str = "cards-refine",
+    log: Callable[[str], None] = _log_default,
+) -> Path:
+    """Train the detector ``base`` further on train/ and classifier/ scenes; returns best.pt.
+
+    Resumable like :func:`train_detector`. The scenes of classifier/ were drawn with a
+    later generator (plate tone, worn edges), so the refined detector sees both.
+    """
+    import os
+
+    os.environ["YOLO_VERBOSE"] = "true"
+    from vision.offline import import_ultralytics
+
+    import_ultralytics(recipe.threads)
+    from ultralytics import YOLO
+
+    run_dir = runs / name
+    last = run_dir / "weights" / "last.pt"
+    best = run_dir / "weights" / "best.pt"
+    done = run_dir / "done.json"
+    if done.exists() and best.exists():
+        log(f"refine: already trained ({best})")
+        return best
+    if not base.is_file():
+        raise FileNotFoundError(f"{base}: no detector to refine (run the detector stage)")
+    splits = [s for s in ("train", "classifier") if (data_root / s / "labels").is_dir()]
+    yaml_path = data_root / "cards-refine.yaml"
+    yaml_path.write_text(
+        f"path: {data_root.resolve()}\n"
+        f"train: [{', '.join(f'{s}/images' for s in splits)}]\n"
+        "val: val/images\nnames:\n  0: back\n  1: face\n"
+    )
+    t0 = time.time()
+    if last.exists():
+        log(f"refine: resuming from {last}")
+        YOLO(str(last)).train(resume=True, workers=0, device="cpu")
+    else:
+        log(
+            f"refine: training {base} for {recipe.refine_epochs} more epochs on "
+            f"{' + '.join(splits)} at {recipe.imgsz_px} px"
+        )
+        YOLO(str(base), task="obb").train(
+            data=str(yaml_path),
+            epochs=recipe.refine_epochs,
+            imgsz=recipe.imgsz_px,
+            batch=recipe.batch,
+            workers=0,
+            device="cpu",
+            project=str(runs),
+            name=name,
+            exist_ok=True,
+            plots=False,
+            amp=False,
+            seed=recipe.train_seed + 1,
+            deterministic=False,
+            optimizer="AdamW",
+            lr0=recipe.refine_lr,
+            lrf=recipe.refine_lrf,
+            warmup_epochs=0.2,
+            close_mosaic=1,
+            fliplr=0.5,
+            flipud=0.5,
+            degrees=0.0,
+            mosaic=1.0,
+            cache=False,
+        )
+    done.write_text(json.dumps({"wall_s": time.time() - t0}))
+    log(f"refine: trained in {time.time() - t0:.0f} s")
+    return best
+
+
 def export_detector(
     weights: Path, out: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log_default
 ) -> Path:
@@ -168,11 +253,10 @@ def export_detector(
     return out
 
 
-def train_classifier(
-    data_root: Path, out: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log_default
-) -> Path:
-    """Fit the deck classifier on rectified crops of the training scenes; export ONNX."""
-    from vision.deck_net import collect_crops, default_classes, export_onnx, train_net
+def _classifier_crops(  # noqa: ANN202
+    data_root: Path, recipe: TrainRecipe, log: Callable[[str], None], jitter_seed: int
+):
+    from vision.deck_net import collect_crops, default_classes
     from vision.synth.decks import ALL_DECKS, FACE_COLORS
 
     classes = default_classes(ALL_DECKS, FACE_COLORS)
@@ -185,7 +269,7 @@ def train_classifier(
         h,
         jitter_fraction=0.03,
         copies=1,
-        seed=recipe.classifier_seed,
+        seed=jitter_seed,
         limit_images=recipe.classifier_images or None,
     )
     val = collect_crops(
@@ -201,6 +285,17 @@ def train_classifier(
         f"classifier: {len(train.labels)} train crops, {len(val.labels)} val crops "
         f"({time.time() - t0:.0f} s)"
     )
+    return train, val
+
+
+def train_classifier(
+    data_root: Path, out: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log_default
+) -> Path:
+    """Fit the deck classifier on rectified crops of the training scenes; export ONNX."""
+    from vision.deck_net import train_net
+
+    t0 = time.time()
+    train, val = _classifier_crops(data_root, recipe, log, recipe.classifier_seed)
     net = train_net(
         train,
         val,
@@ -210,11 +305,59 @@ def train_classifier(
         width=recipe.classifier_width,
         log=log,
     )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    export_onnx(net, out, classes, w, h, extra={"recipe": json.dumps(asdict(recipe))})
-    import torch
-
-    # The weights travel along: enrollment starts its classifier from these features.
-    torch.save(net.state_dict(), out.with_suffix(".pt"))
+    _save_classifier(net, out, train.classes, recipe)
     log(f"classifier: exported {out} in {time.time() - t0:.0f} s total")
     return out
+
+
+def refine_classifier(
+    data_root: Path,
+    base: Path,
+    out: Path,
+    recipe: TrainRecipe,
+    log: Callable[[str], None] = _log_default,
+) -> Path:
+    """Continue the classifier ``base`` (its ``.pt`` state) with class-balanced epochs."""
+    import torch
+
+    from vision.deck_net import train_net
+
+    if not base.is_file():
+        raise FileNotFoundError(f"{base}: no classifier to refine (run the classifier stage)")
+    t0 = time.time()
+    state = torch.load(base, map_location="cpu", weights_only=True)
+    # New corner jitter: the refinement sees other crops of the same cards.
+    train, val = _classifier_crops(data_root, recipe, log, recipe.classifier_seed + 10)
+    net = train_net(
+        train,
+        val,
+        epochs=recipe.classifier_refine_epochs,
+        seed=recipe.classifier_seed + 2,
+        threads=1,
+        lr=recipe.classifier_refine_lr,
+        width=recipe.classifier_width,
+        log=log,
+        init_state=state,
+        balanced=True,
+    )
+    _save_classifier(net, out, train.classes, recipe)
+    log(f"classifier: refined and exported {out} in {time.time() - t0:.0f} s total")
+    return out
+
+
+def _save_classifier(net, out: Path, classes: tuple[str, ...], recipe: TrainRecipe) -> None:  # noqa: ANN001
+    import torch
+
+    from vision.deck_net import export_onnx
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    export_onnx(
+        net,
+        out,
+        classes,
+        recipe.classifier_crop_width_px,
+        recipe.classifier_crop_height_px,
+        extra={"recipe": json.dumps(asdict(recipe))},
+    )
+    # The weights travel along: enrollment starts its classifier from these features.
+    torch.save(net.state_dict(), out.with_suffix(".pt"))
