@@ -17,9 +17,6 @@ import numpy as np
 from vision.synth import art_standin
 from vision.synth.decks import ALL_DECKS
 
-# Largest change of scale and shift (fractions of the card) of an enrolled picture.
-FRAMING_JITTER = 0.08
-
 
 def slot_names(folder: Path) -> dict[str, str]:
     """Generator deck slot -> enrolled deck name, in enrollment order."""
@@ -78,13 +75,8 @@ def _reprint(card: np.ndarray, rng: np.random.Generator, w: int, h: int) -> np.n
     flat = img / np.maximum(shade, 1.0) * shade.reshape(-1, 3).mean(axis=0)
     img = 0.6 * flat + 0.4 * img
     img = img * rng.uniform(0.9, 1.1) * rng.uniform(0.95, 1.05, 3)
-    # The enrolled outline comes from the card finder and can be a few percent off the
-    # card's edge (measured: about a tenth of the short side): vary the framing so the
-    # classifier learns the card, not one framing of it.
-    scale = rng.uniform(1 - FRAMING_JITTER, 1 + FRAMING_JITTER)
-    angle = rng.uniform(-3.0, 3.0)
-    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
-    m[:, 2] += rng.uniform(-FRAMING_JITTER, FRAMING_JITTER, 2) * (w, h) / 2
+    dx, dy = rng.normal(0, 0.01, 2) * (w, h)
+    m = np.float32([[1, 0, dx], [0, 1, dy]])
     img = cv2.warpAffine(img, m, (w, h), borderMode=cv2.BORDER_REFLECT)
     if rng.random() < 0.5:
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.0))
