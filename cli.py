@@ -779,8 +779,13 @@ def train(
         else:
             t.train_classifier(data, classifier_base, recipe)
     if "classifier-refine" in todo:
+        # Cropped with the first-stage detector (ultralytics exports it beside its .pt).
         t.refine_classifier(
-            data, classifier_base.with_suffix(".pt"), out / "tallero-decks.onnx", recipe
+            data,
+            classifier_base.with_suffix(".pt"),
+            t.export_onnx_beside(base, recipe),
+            out / "tallero-decks.onnx",
+            recipe,
         )
     if "export" in todo:
         t.export_detector(refined, out / "tallero-cards.onnx", recipe)

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -100,6 +101,67 @@ def collect_crops(
         np.asarray(labels, np.int64),
         np.asarray(visible, np.float32),
         classes,
+    )
+
+
+def collect_detected_crops(
+    dataset_dirs: list[Path],
+    classes: tuple[str, ...],
+    width_px: int,
+    height_px: int,
+    locate: Callable[[np.ndarray], Any],
+    min_visible: float = 0.0,
+    progress: Callable[[int, int], None] | None = None,
+) -> CropSet:
+    """Crops of the cards a detector finds in synthetic scenes, labelled by the truth.
+
+    ``locate(image) -> Cards`` is the card finder. Each found card that matches a truth
+    card (IoU >= 0.5) is cropped from the *found* corners, so the classifier learns from
+    the framing errors it meets at run time; unmatched finds are left out.
+    """
+    import cv2
+
+    from vision.evaluate import match_cards
+
+    index = {c: i for i, c in enumerate(classes)}
+    images, labels, visible = [], [], []
+    truth_files = sorted(f for d in dataset_dirs for f in (Path(d) / "truth").glob("*.json"))
+    for k, tf in enumerate(truth_files):
+        truth = json.loads(tf.read_text())
+        img = cv2.imread(str(tf.parent.parent / "images" / truth["image"]))
+        if img is None:
+            continue
+        found = locate(img)
+        cards = [c for c in truth["cards"] if c.get("visible_fraction", 1.0) >= min_visible]
+        if len(found) and cards:
+            tq = np.array([c["corners"] for c in cards], np.float32)
+            rect = CardRectifier(img, width_px, height_px)
+            for i, j in match_cards(found.corners, tq):
+                label = class_of(cards[j])
+                if label not in index:
+                    continue
+                images.append(rect.crop(canonical_corners(found.corners[i])[0]))
+                labels.append(index[label])
+                visible.append(cards[j].get("visible_fraction", 1.0))
+        if progress:
+            progress(k + 1, len(truth_files))
+    return CropSet(
+        np.stack(images) if images else np.zeros((0, height_px, width_px, 3), np.uint8),
+        np.asarray(labels, np.int64),
+        np.asarray(visible, np.float32),
+        classes,
+    )
+
+
+def merge_crops(a: CropSet, b: CropSet) -> CropSet:
+    """Two crop sets of the same classes as one."""
+    if a.classes != b.classes:
+        raise ValueError("crop sets of different classes")
+    return CropSet(
+        np.concatenate([a.images, b.images]),
+        np.concatenate([a.labels, b.labels]),
+        np.concatenate([a.visible, b.visible]),
+        a.classes,
     )
 
 

@@ -46,9 +46,9 @@ class TrainRecipe:
     classifier_crop_width_px: int = 32
     classifier_crop_height_px: int = 48
     classifier_seed: int = 7
-    # Classifier refinement: the trained classifier continues on the same crops with
-    # class-balanced epochs and a lower learning rate.
-    classifier_refine_epochs: int = 4
+    # Classifier refinement: the trained classifier continues, at a lower learning rate,
+    # on its crops plus crops of the cards the first-stage detector finds.
+    classifier_refine_epochs: int = 3
     classifier_refine_lr: float = 1e-3
     threads: int = 2
 
@@ -228,6 +228,23 @@ def refine_detector(
     return best
 
 
+def export_onnx_beside(weights: Path, recipe: TrainRecipe) -> Path:
+    """The ONNX export of ``weights`` next to it (``best.pt`` -> ``best.onnx``), made once."""
+    onnx_path = weights.with_suffix(".onnx")
+    if onnx_path.is_file():
+        return onnx_path
+    from vision.offline import import_ultralytics
+
+    import_ultralytics(recipe.threads)
+    from ultralytics import YOLO
+
+    return Path(
+        YOLO(str(weights), task="obb").export(
+            format="onnx", imgsz=recipe.imgsz_px, simplify=True, dynamic=True, opset=17
+        )
+    )
+
+
 def export_detector(
     weights: Path, out: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log_default
 ) -> Path:
@@ -313,32 +330,49 @@ def train_classifier(
 def refine_classifier(
     data_root: Path,
     base: Path,
+    detector: Path,
     out: Path,
     recipe: TrainRecipe,
     log: Callable[[str], None] = _log_default,
 ) -> Path:
-    """Continue the classifier ``base`` (its ``.pt`` state) with class-balanced epochs."""
+    """Continue the classifier ``base`` (its ``.pt`` state) on the crops it meets at run time.
+
+    The training scenes are searched with the ``detector`` (ONNX); every card it finds is
+    cropped from the found corners and labelled from the truth. Those crops, with the
+    truth-corner crops of the first training, continue the classifier at a lower rate.
+    """
     import torch
 
-    from vision.deck_net import train_net
+    from vision.counter import Counter
+    from vision.deck_net import collect_detected_crops, merge_crops, train_net
 
     if not base.is_file():
         raise FileNotFoundError(f"{base}: no classifier to refine (run the classifier stage)")
+    if not detector.is_file():
+        raise FileNotFoundError(f"{detector}: no ONNX card detector to crop with")
     t0 = time.time()
     state = torch.load(base, map_location="cpu", weights_only=True)
-    # New corner jitter: the refinement sees other crops of the same cards.
     train, val = _classifier_crops(data_root, recipe, log, recipe.classifier_seed + 10)
+    counter = Counter(model_path=detector, threads=recipe.threads)
+    t1 = time.time()
+    found = collect_detected_crops(
+        [data_root / "train", data_root / "classifier"],
+        train.classes,
+        recipe.classifier_crop_width_px,
+        recipe.classifier_crop_height_px,
+        counter.locate,
+    )
+    log(f"classifier: {len(found.labels)} crops of detected cards ({time.time() - t1:.0f} s)")
     net = train_net(
-        train,
+        merge_crops(train, found),
         val,
         epochs=recipe.classifier_refine_epochs,
         seed=recipe.classifier_seed + 2,
-        threads=1,
+        threads=recipe.threads,
         lr=recipe.classifier_refine_lr,
         width=recipe.classifier_width,
         log=log,
         init_state=state,
-        balanced=True,
     )
     _save_classifier(net, out, train.classes, recipe)
     log(f"classifier: refined and exported {out} in {time.time() - t0:.0f} s total")
