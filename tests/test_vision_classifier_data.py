@@ -23,9 +23,7 @@ CLASSES = default_classes(ALL_DECKS, FACE_COLORS)
 
 
 def _truth_cards() -> list[list[dict]]:
-    return [
-        json.loads(f.read_text())["cards"] for f in sorted((SAMPLE / "truth").glob("*.json"))
-    ]
+    return [json.loads(f.read_text())["cards"] for f in sorted((SAMPLE / "truth").glob("*.json"))]
 
 
 def test_found_cards_are_cropped_and_labelled_by_the_truth_they_match():
