@@ -30,6 +30,8 @@ from vision.profiles import (
 MAX_DECKS = 8
 # How enrolled classifiers are fitted (tests swap in a small recipe).
 FIT_RECIPE = FitRecipe(scenes=120, epochs=4)
+# Below this long side (photo pixels) an enrolled card is too small to show its drawing well.
+SMALL_CARD_PX = 150
 
 
 def load_profile(name: str | None) -> Profile:
@@ -75,6 +77,11 @@ def enroll_layout(
             side = "face-up" if kind == "decks" else "face-down"
             log(f"enroll: {photo}: left out {other} {side} card(s)")
             cards = cards[np.flatnonzero(cards.side == wanted)]
+        if len(cards) and float(np.median(cards.long_side_px)) < SMALL_CARD_PX:
+            log(
+                f"enroll: {photo}: the cards are small ({np.median(cards.long_side_px):.0f} px "
+                f"long); a closer photo, with the row filling the frame, teaches Tallero more"
+            )
         for card in find_layout(image, cards, names, str(photo), home / "enroll"):
             pictures[card.name].append(card.picture)
         sources.append((str(Path(photo).resolve()), file_sha256(Path(photo))))
