@@ -779,11 +779,11 @@ def train(
         else:
             t.train_classifier(data, classifier_base, recipe)
     if "classifier-refine" in todo:
-        # Cropped with the first-stage detector (ultralytics exports it beside its .pt).
+        # Cropped with the refined detector (exported to ONNX beside its .pt).
         t.refine_classifier(
             data,
             classifier_base.with_suffix(".pt"),
-            t.export_onnx_beside(base, recipe),
+            t.export_onnx_beside(refined, recipe),
             out / "tallero-decks.onnx",
             recipe,
         )

@@ -117,3 +117,26 @@ def test_a_second_profile_keeps_its_own_decks(tallero, home, quick_fit):
     assert "pump" in r.json()["counts"]
     r = tallero("count", str(LAYOUT), "--json", "--profile", "cabin")
     assert set(r.json()["counts"]) == {"a", "b", "c", "d"}
+
+
+# A close photo of three heirloom backs (pump, carriage, plow) with three face-up cards
+# below them, which enrollment leaves out; and heirloom table photos with those decks and
+# pails, a deck that is not enrolled. Expected counts are the scenes' truth.
+ROW_THREE = DATA / "heirloom-row-three.jpg"
+COUNTED = [
+    # (photo, counts of the enrolled decks, pail backs in view)
+]
+
+
+def test_enrolled_decks_count_exactly_and_an_unenrolled_deck_is_unknown(tallero, home):
+    # The full fitting recipe, as a user gets it (about a minute on 2 cores).
+    r = tallero("enroll", "backs", str(ROW_THREE), "--decks", "pump,carriage,plow", "--json")
+    assert r.code == 0, r.err
+    assert "left out 3 face-up card(s)" in r.err
+    assert r.json()["decks"] == ["pump", "carriage", "plow"]
+    for photo, counts, pails in COUNTED:
+        r = tallero("count", str(DATA / photo), "--json")
+        assert r.code == 0, r.err
+        out = r.json()
+        assert out["counts"] == counts, photo
+        assert out["unknown"] == pails, photo

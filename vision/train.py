@@ -47,8 +47,10 @@ class TrainRecipe:
     classifier_crop_height_px: int = 48
     classifier_seed: int = 7
     # Classifier refinement: the trained classifier continues, at a lower learning rate,
-    # on its crops plus crops of the cards the first-stage detector finds.
-    classifier_refine_epochs: int = 3
+    # on its crops plus crops of the cards the (refined) detector finds.
+    classifier_refine_epochs: int = 2
+    # Scene sets searched by the detector for those crops.
+    classifier_refine_detected_sets: tuple[str, ...] = ("train",)
     classifier_refine_lr: float = 1e-3
     threads: int = 2
 
@@ -356,7 +358,7 @@ def refine_classifier(
     counter = Counter(model_path=detector, threads=recipe.threads)
     t1 = time.time()
     found = collect_detected_crops(
-        [data_root / "train", data_root / "classifier"],
+        [data_root / name for name in recipe.classifier_refine_detected_sets],
         train.classes,
         recipe.classifier_crop_width_px,
         recipe.classifier_crop_height_px,
