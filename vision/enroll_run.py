@@ -32,6 +32,8 @@ MAX_DECKS = 8
 FIT_RECIPE = FitRecipe(scenes=120, epochs=4)
 # Below this long side (photo pixels) an enrolled card is too small to show its drawing well.
 SMALL_CARD_PX = 150
+# Finds below this detector confidence are not taken as cards of a layout.
+ENROLL_MIN_CONFIDENCE = 0.5
 
 
 def load_profile(name: str | None) -> Profile:
@@ -71,19 +73,21 @@ def enroll_layout(
         cards = counter.locate(image)
         # Backs are enrolled from backs, faces from faces: cards of the other side in
         # view (the face-up cards of a round still on the table) are left out.
+        # A layout photo is taken with care: a find the detector is unsure of is no card.
+        cards = cards[np.flatnonzero(cards.confidence >= ENROLL_MIN_CONFIDENCE)]
         wanted = BACK if kind == "decks" else FACE
         other = int((cards.side != wanted).sum())
         if other:
             side = "face-up" if kind == "decks" else "face-down"
             log(f"enroll: {photo}: left out {other} {side} card(s)")
             cards = cards[np.flatnonzero(cards.side == wanted)]
-        if len(cards) and float(np.median(cards.long_side_px)) < SMALL_CARD_PX:
+        for card in find_layout(image, cards, names, str(photo), home / "enroll"):
+            pictures[card.name].append(card.picture)
+        if float(np.median(cards.long_side_px)) < SMALL_CARD_PX:
             log(
                 f"enroll: {photo}: the cards are small ({np.median(cards.long_side_px):.0f} px "
                 f"long); a closer photo, with the row filling the frame, teaches Tallero more"
             )
-        for card in find_layout(image, cards, names, str(photo), home / "enroll"):
-            pictures[card.name].append(card.picture)
         sources.append((str(Path(photo).resolve()), file_sha256(Path(photo))))
     log(f"enroll: found {len(names)} card(s) in each of {len(photos)} photo(s)")
     staged = _stage(current)
