@@ -120,11 +120,16 @@ def test_a_second_profile_keeps_its_own_decks(tallero, home, quick_fit):
 
 
 # A close photo of three heirloom backs (pump, carriage, plow) with three face-up cards
-# below them, which enrollment leaves out; and heirloom table photos with those decks and
-# pails, a deck that is not enrolled. Expected counts are the scenes' truth.
+# below them, which enrollment leaves out; and sorted-pile photos of the heirloom art
+# (generator seed 7204, scenes 7 and 8; truth JSON beside each) with those decks and
+# pails, a deck that is not enrolled. Expected counts are the scenes' truth; the two were
+# chosen among 16 such scenes as ones the enrolled profile counts exactly (4 of 16 are:
+# see README, "How well enrollment works today"), as a guard against regressions.
 ROW_THREE = DATA / "heirloom-row-three.jpg"
 COUNTED = [
-    # (photo, counts of the enrolled decks, pail backs in view)
+    # (photo, truth counts of the enrolled decks, pail backs in view)
+    ("heirloom-sorted-7204-07.jpg", {"pump": 11, "carriage": 20, "plow": 23}, 25),
+    ("heirloom-sorted-7204-08.jpg", {"pump": 0, "carriage": 23, "plow": 0}, 23),
 ]
 
 
@@ -135,6 +140,8 @@ def test_enrolled_decks_count_exactly_and_an_unenrolled_deck_is_unknown(tallero,
     assert "left out 3 face-up card(s)" in r.err
     assert r.json()["decks"] == ["pump", "carriage", "plow"]
     for photo, counts, pails in COUNTED:
+        truth = json.loads((DATA / photo).with_suffix(".json").read_text())["counts"]
+        assert {d: truth[d] for d in counts} == counts and truth["pail"] == pails
         r = tallero("count", str(DATA / photo), "--json")
         assert r.code == 0, r.err
         out = r.json()
