@@ -46,6 +46,22 @@ def default_classes(decks: tuple[str, ...], colors: tuple[str, ...]) -> tuple[st
     return tuple(decks) + tuple(FACE_PREFIX + c for c in colors) + (OTHER,)
 
 
+def _crop_set(
+    images: list[np.ndarray],
+    labels: list[int],
+    visible: list[float],
+    classes: tuple[str, ...],
+    width_px: int,
+    height_px: int,
+) -> CropSet:
+    return CropSet(
+        np.stack(images) if images else np.zeros((0, height_px, width_px, 3), np.uint8),
+        np.asarray(labels, np.int64),
+        np.asarray(visible, np.float32),
+        classes,
+    )
+
+
 def collect_crops(
     dataset_dirs: list[Path],
     classes: tuple[str, ...],
@@ -96,12 +112,7 @@ def collect_crops(
                 visible.append(card.get("visible_fraction", 1.0))
         if progress:
             progress(k + 1, len(truth_files))
-    return CropSet(
-        np.stack(images) if images else np.zeros((0, height_px, width_px, 3), np.uint8),
-        np.asarray(labels, np.int64),
-        np.asarray(visible, np.float32),
-        classes,
-    )
+    return _crop_set(images, labels, visible, classes, width_px, height_px)
 
 
 def collect_detected_crops(
@@ -145,12 +156,7 @@ def collect_detected_crops(
                 visible.append(cards[j].get("visible_fraction", 1.0))
         if progress:
             progress(k + 1, len(truth_files))
-    return CropSet(
-        np.stack(images) if images else np.zeros((0, height_px, width_px, 3), np.uint8),
-        np.asarray(labels, np.int64),
-        np.asarray(visible, np.float32),
-        classes,
-    )
+    return _crop_set(images, labels, visible, classes, width_px, height_px)
 
 
 def merge_crops(a: CropSet, b: CropSet) -> CropSet:

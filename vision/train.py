@@ -93,6 +93,61 @@ def make_data(root: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log
     return yaml_path
 
 
+def _run_detector(
+    start: str,
+    runs: Path,
+    name: str,
+    what: str,
+    train_args: dict,
+    log: Callable[[str], None],
+) -> Path:
+    """One resumable ultralytics OBB run from ``start`` (a model YAML or local weights).
+
+    A finished run (``done.json``) is skipped, an interrupted one resumes from its
+    ``last.pt``; returns the run's ``best.pt``.
+    """
+    import os
+
+    os.environ["YOLO_VERBOSE"] = "true"
+    from vision.offline import import_ultralytics
+
+    import_ultralytics(int(train_args.get("threads", 2)))
+    from ultralytics import YOLO
+
+    run_dir = runs / name
+    last = run_dir / "weights" / "last.pt"
+    best = run_dir / "weights" / "best.pt"
+    done = run_dir / "done.json"
+    if done.exists() and best.exists():
+        log(f"{what}: already trained ({best})")
+        return best
+    t0 = time.time()
+    if last.exists():
+        log(f"{what}: resuming from {last}")
+        YOLO(str(last)).train(resume=True, workers=0, device="cpu")
+    else:
+        args = {k: v for k, v in train_args.items() if k != "threads"}
+        YOLO(start, task="obb").train(
+            **args,
+            workers=0,
+            device="cpu",
+            project=str(runs),
+            name=name,
+            exist_ok=True,
+            plots=False,
+            amp=False,
+            deterministic=False,
+            fliplr=0.5,
+            flipud=0.5,
+            degrees=0.0,
+            mosaic=1.0,
+            cache=False,
+        )
+    done.write_text(json.dumps({"wall_s": time.time() - t0}))
+    log(f"{what}: trained in {time.time() - t0:.0f} s")
+    return best
+
+
 def train_detector(
     data_yaml: Path,
     runs: Path,
@@ -101,57 +156,25 @@ def train_detector(
     log: Callable[[str], None] = _log_default,
 ) -> Path:
     """Train (or resume) the OBB detector from a model YAML, offline; returns best.pt."""
-    import os
-
-    os.environ["YOLO_VERBOSE"] = "true"
-    from vision.offline import import_ultralytics
-
-    import_ultralytics(recipe.threads)
-    from ultralytics import YOLO
-
-    run_dir = runs / name
-    last = run_dir / "weights" / "last.pt"
-    best = run_dir / "weights" / "best.pt"
-    done = run_dir / "done.json"
-    if done.exists() and best.exists():
-        log(f"detector: already trained ({best})")
-        return best
-    t0 = time.time()
-    if last.exists():
-        log(f"detector: resuming from {last}")
-        YOLO(str(last)).train(resume=True, workers=0, device="cpu")
-    else:
-        log(
-            f"detector: training {recipe.detector_yaml} for {recipe.epochs} epochs at "
-            f"{recipe.imgsz_px} px"
-        )
-        model = YOLO(recipe.detector_yaml, task="obb")
-        model.train(
-            data=str(data_yaml),
-            epochs=recipe.epochs,
-            imgsz=recipe.imgsz_px,
-            batch=recipe.batch,
-            workers=0,
-            device="cpu",
-            project=str(runs),
-            name=name,
-            exist_ok=True,
-            plots=False,
-            amp=False,
-            seed=recipe.train_seed,
-            deterministic=False,
-            patience=100,
-            warmup_epochs=1.0,
-            close_mosaic=max(1, recipe.epochs // 6),
-            fliplr=0.5,
-            flipud=0.5,
-            degrees=0.0,
-            mosaic=1.0,
-            cache=False,
-        )
-    done.write_text(json.dumps({"wall_s": time.time() - t0}))
-    log(f"detector: trained in {time.time() - t0:.0f} s")
-    return best
+    log(f"detector: {recipe.detector_yaml} for {recipe.epochs} epochs at {recipe.imgsz_px} px")
+    return _run_detector(
+        recipe.detector_yaml,
+        runs,
+        name,
+        "detector",
+        {
+            "threads": recipe.threads,
+            "data": str(data_yaml),
+            "epochs": recipe.epochs,
+            "imgsz": recipe.imgsz_px,
+            "batch": recipe.batch,
+            "seed": recipe.train_seed,
+            "patience": 100,
+            "warmup_epochs": 1.0,
+            "close_mosaic": max(1, recipe.epochs // 6),
+        },
+        log,
+    )
 
 
 def refine_detector(
@@ -167,21 +190,6 @@ def refine_detector(
     Resumable like :func:`train_detector`. The scenes of classifier/ were drawn with a
     later generator (plate tone, worn edges), so the refined detector sees both.
     """
-    import os
-
-    os.environ["YOLO_VERBOSE"] = "true"
-    from vision.offline import import_ultralytics
-
-    import_ultralytics(recipe.threads)
-    from ultralytics import YOLO
-
-    run_dir = runs / name
-    last = run_dir / "weights" / "last.pt"
-    best = run_dir / "weights" / "best.pt"
-    done = run_dir / "done.json"
-    if done.exists() and best.exists():
-        log(f"refine: already trained ({best})")
-        return best
     if not base.is_file():
         raise FileNotFoundError(f"{base}: no detector to refine (run the detector stage)")
     splits = [s for s in ("train", "classifier") if (data_root / s / "labels").is_dir()]
@@ -191,43 +199,30 @@ def refine_detector(
         f"train: [{', '.join(f'{s}/images' for s in splits)}]\n"
         "val: val/images\nnames:\n  0: back\n  1: face\n"
     )
-    t0 = time.time()
-    if last.exists():
-        log(f"refine: resuming from {last}")
-        YOLO(str(last)).train(resume=True, workers=0, device="cpu")
-    else:
-        log(
-            f"refine: training {base} for {recipe.refine_epochs} more epochs on "
-            f"{' + '.join(splits)} at {recipe.imgsz_px} px"
-        )
-        YOLO(str(base), task="obb").train(
-            data=str(yaml_path),
-            epochs=recipe.refine_epochs,
-            imgsz=recipe.imgsz_px,
-            batch=recipe.batch,
-            workers=0,
-            device="cpu",
-            project=str(runs),
-            name=name,
-            exist_ok=True,
-            plots=False,
-            amp=False,
-            seed=recipe.train_seed + 1,
-            deterministic=False,
-            optimizer="AdamW",
-            lr0=recipe.refine_lr,
-            lrf=recipe.refine_lrf,
-            warmup_epochs=0.2,
-            close_mosaic=1,
-            fliplr=0.5,
-            flipud=0.5,
-            degrees=0.0,
-            mosaic=1.0,
-            cache=False,
-        )
-    done.write_text(json.dumps({"wall_s": time.time() - t0}))
-    log(f"refine: trained in {time.time() - t0:.0f} s")
-    return best
+    log(
+        f"refine: {base} for {recipe.refine_epochs} more epochs on {' + '.join(splits)} "
+        f"at {recipe.imgsz_px} px"
+    )
+    return _run_detector(
+        str(base),
+        runs,
+        name,
+        "refine",
+        {
+            "threads": recipe.threads,
+            "data": str(yaml_path),
+            "epochs": recipe.refine_epochs,
+            "imgsz": recipe.imgsz_px,
+            "batch": recipe.batch,
+            "seed": recipe.train_seed + 1,
+            "optimizer": "AdamW",
+            "lr0": recipe.refine_lr,
+            "lrf": recipe.refine_lrf,
+            "warmup_epochs": 0.2,
+            "close_mosaic": 1,
+        },
+        log,
+    )
 
 
 def export_onnx_beside(weights: Path, recipe: TrainRecipe) -> Path:
