@@ -51,7 +51,8 @@ def test_head_rows_start_from_the_anchored_built_in_decks():
         "head.weight": torch.arange(len(shipped) * 3, dtype=torch.float32).reshape(-1, 3),
         "head.bias": torch.arange(len(shipped), dtype=torch.float32),
     }
-    classes = ("mine", "unknown-art", "face:red", "face:blue", "face:green", "face:yellow", "other")
+    # "pump" is a user's name for a deck nothing was anchored to: not the built-in pump.
+    classes = ("mine", "pump", "face:red", "face:blue", "face:green", "face:yellow", "other")
     state = _init_state(init, classes, {"plow": "mine"})
     w, b = state["head.weight"], state["head.bias"]
     assert torch.equal(w[0], init["head.weight"][shipped.index("plow")])

@@ -123,8 +123,9 @@ def find_anchors(
 def _init_state(init: dict, classes: tuple[str, ...], anchors: dict[str, str]) -> dict:
     """The shipped classifier's weights with its head rows mapped onto ``classes``.
 
-    A class without a shipped counterpart (an enrolled deck with no anchor) starts from
-    the mean of the shipped deck rows.
+    Face colours and ``other`` keep their rows; an enrolled deck takes the row of the
+    built-in deck it is anchored to, and one without an anchor (whatever its name) the
+    mean of the shipped deck rows.
     """
     import torch
 
@@ -138,8 +139,9 @@ def _init_state(init: dict, classes: tuple[str, ...], anchors: dict[str, str]) -
     new_w = torch.empty((len(classes), weight.shape[1]), dtype=weight.dtype)
     new_b = torch.empty(len(classes), dtype=bias.dtype)
     for k, c in enumerate(classes):
-        source = back_to_shipped.get(c, c)
-        if source in shipped:
+        is_deck = not c.startswith(FACE_PREFIX) and c != OTHER
+        source = back_to_shipped.get(c) if is_deck else c
+        if source is not None:
             new_w[k], new_b[k] = weight[shipped.index(source)], bias[shipped.index(source)]
         else:
             new_w[k], new_b[k] = weight[deck_rows].mean(0), bias[deck_rows].mean()
