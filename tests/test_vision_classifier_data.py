@@ -9,7 +9,6 @@ import numpy as np
 
 from vision.cards import Cards
 from vision.deck_net import (
-    balanced_order,
     class_of,
     collect_crops,
     collect_detected_crops,
@@ -53,11 +52,3 @@ def test_found_cards_are_cropped_and_labelled_by_the_truth_they_match():
 def test_nothing_found_gives_an_empty_set():
     found = collect_detected_crops([SAMPLE], CLASSES, 32, 48, lambda image: Cards.empty())
     assert found.images.shape == (0, 48, 32, 3) and len(found.labels) == 0
-
-
-def test_balanced_epochs_draw_every_class_about_equally():
-    labels = np.array([0] * 900 + [1] * 90 + [2] * 10)
-    order = balanced_order(labels, np.random.default_rng(0))
-    assert len(order) == len(labels)
-    counts = np.bincount(labels[order], minlength=3)
-    assert counts.min() >= 0.9 * counts.max()

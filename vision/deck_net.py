@@ -234,16 +234,13 @@ def train_net(
     log: Callable[[str], None] = print,
     init_features: dict | None = None,
     init_state: dict | None = None,
-    balanced: bool = False,
 ):  # noqa: ANN201
     """Train the deck classifier; returns the torch module (eval mode).
 
     ``init_features`` (a state dict of an earlier classifier) starts the convolutional
     features from trained weights; the head is always new, since classes differ.
     ``init_state`` (a whole state dict with the same classes) continues an earlier
-    classifier. With ``balanced`` each epoch draws every class about equally often
-    (rare classes repeated, common ones subsampled), so the expansion decks, seen only
-    in 8-deck scenes, weigh as much as the classic ones.
+    classifier.
     """
     import torch
     from torch import nn
@@ -266,7 +263,7 @@ def train_net(
     for epoch in range(epochs):
         net.train()
         t0 = time.time()
-        order = balanced_order(train.labels, rng) if balanced else rng.permutation(len(x_all))
+        order = rng.permutation(len(x_all))
         total = 0.0
         for s in range(0, len(order), batch_size):
             idx = order[s : s + batch_size]
@@ -285,14 +282,6 @@ def train_net(
         log(msg + f" ({time.time() - t0:.0f} s)")
     net.eval()
     return net
-
-
-def balanced_order(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One epoch's sample order (as many samples as ``labels``), each class equally often."""
-    classes = np.unique(labels)
-    per_class = int(np.ceil(len(labels) / len(classes)))
-    picks = [rng.choice(np.flatnonzero(labels == c), per_class, replace=True) for c in classes]
-    return rng.permutation(np.concatenate(picks))[: len(labels)]
 
 
 def predict_torch(net, images: np.ndarray) -> np.ndarray:  # noqa: ANN001

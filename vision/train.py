@@ -95,10 +95,14 @@ def make_data(root: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log
 
 def _run_detector(
     start: str,
+    data_yaml: Path,
+    epochs: int,
+    seed: int,
+    recipe: TrainRecipe,
     runs: Path,
     name: str,
     what: str,
-    train_args: dict,
+    schedule: dict,
     log: Callable[[str], None],
 ) -> Path:
     """One resumable ultralytics OBB run from ``start`` (a model YAML or local weights).
@@ -111,7 +115,7 @@ def _run_detector(
     os.environ["YOLO_VERBOSE"] = "true"
     from vision.offline import import_ultralytics
 
-    import_ultralytics(int(train_args.get("threads", 2)))
+    import_ultralytics(recipe.threads)
     from ultralytics import YOLO
 
     run_dir = runs / name
@@ -126,9 +130,13 @@ def _run_detector(
         log(f"{what}: resuming from {last}")
         YOLO(str(last)).train(resume=True, workers=0, device="cpu")
     else:
-        args = {k: v for k, v in train_args.items() if k != "threads"}
         YOLO(start, task="obb").train(
-            **args,
+            **schedule,
+            data=str(data_yaml),
+            epochs=epochs,
+            seed=seed,
+            imgsz=recipe.imgsz_px,
+            batch=recipe.batch,
             workers=0,
             device="cpu",
             project=str(runs),
@@ -159,16 +167,14 @@ def train_detector(
     log(f"detector: {recipe.detector_yaml} for {recipe.epochs} epochs at {recipe.imgsz_px} px")
     return _run_detector(
         recipe.detector_yaml,
+        data_yaml,
+        recipe.epochs,
+        recipe.train_seed,
+        recipe,
         runs,
         name,
         "detector",
         {
-            "threads": recipe.threads,
-            "data": str(data_yaml),
-            "epochs": recipe.epochs,
-            "imgsz": recipe.imgsz_px,
-            "batch": recipe.batch,
-            "seed": recipe.train_seed,
             "patience": 100,
             "warmup_epochs": 1.0,
             "close_mosaic": max(1, recipe.epochs // 6),
@@ -205,16 +211,14 @@ def refine_detector(
     )
     return _run_detector(
         str(base),
+        yaml_path,
+        recipe.refine_epochs,
+        recipe.train_seed + 1,
+        recipe,
         runs,
         name,
         "refine",
         {
-            "threads": recipe.threads,
-            "data": str(yaml_path),
-            "epochs": recipe.refine_epochs,
-            "imgsz": recipe.imgsz_px,
-            "batch": recipe.batch,
-            "seed": recipe.train_seed + 1,
             "optimizer": "AdamW",
             "lr0": recipe.refine_lr,
             "lrf": recipe.refine_lrf,
