@@ -739,13 +739,17 @@ def train(
     epochs: Annotated[int, typer.Option("--epochs", help="Detector epochs.")] = 5,
     refine_epochs: Annotated[
         int, typer.Option("--refine-epochs", help="Further detector epochs on all scenes.")
+    ] = 7,
+    polish_epochs: Annotated[
+        int, typer.Option("--polish-epochs", help="Last detector epochs at full size.")
     ] = 5,
     imgsz: Annotated[int, typer.Option("--imgsz", help="Detector input size, px.")] = 480,
     stage: Annotated[
         str,
         typer.Option(
             "--stage",
-            help="all, data, detector, detector-refine, classifier, classifier-refine or export.",
+            help="all, data, detector, detector-refine, detector-polish, classifier, "
+            "classifier-refine or export.",
         ),
     ] = "all",
 ) -> None:
@@ -756,11 +760,23 @@ def train(
     """
     from vision import train as t
 
-    stages = ("data", "detector", "detector-refine", "classifier", "classifier-refine", "export")
+    stages = (
+        "data",
+        "detector",
+        "detector-refine",
+        "detector-polish",
+        "classifier",
+        "classifier-refine",
+        "export",
+    )
     if stage != "all" and stage not in stages:
         raise UsageError(f"--stage must be all or one of {', '.join(stages)}")
     recipe = t.TrainRecipe(
-        train_images=images, epochs=epochs, refine_epochs=refine_epochs, imgsz_px=imgsz
+        train_images=images,
+        epochs=epochs,
+        refine_epochs=refine_epochs,
+        polish_epochs=polish_epochs,
+        imgsz_px=imgsz,
     )
     todo = stages if stage == "all" else (stage,)
     data_yaml = data / "cards.yaml"
@@ -772,6 +788,9 @@ def train(
     refined = runs.resolve() / "cards-refine" / "weights" / "best.pt"
     if "detector-refine" in todo:
         refined = t.refine_detector(data, runs.resolve(), base, recipe)
+    final = runs.resolve() / "cards-polish" / "weights" / "best.pt"
+    if "detector-polish" in todo:
+        final = t.polish_detector(data, runs.resolve(), refined, recipe)
     classifier_base = runs.resolve() / "classifier" / "tallero-decks.onnx"
     if "classifier" in todo:
         if classifier_base.exists():
@@ -788,7 +807,7 @@ def train(
             recipe,
         )
     if "export" in todo:
-        t.export_detector(refined, out / "tallero-cards.onnx", recipe)
+        t.export_detector(final, out / "tallero-cards.onnx", recipe)
 
 
 # --- enrollment commands -----------------------------------------------------------------

@@ -32,9 +32,15 @@ class TrainRecipe:
     batch: int = 16
     # Refinement: the trained detector is trained further on every scene (train/ and
     # classifier/), with a lower learning rate that decays to lr * lrf.
-    refine_epochs: int = 5
+    refine_epochs: int = 7
     refine_lr: float = 0.001
     refine_lrf: float = 0.05
+    # Polish: the refined detector trains on the same scenes at their full 640 px, where
+    # the slivers of tight fans are a stride apart instead of less.
+    polish_epochs: int = 5
+    polish_imgsz_px: int = 640
+    polish_lr: float = 0.0005
+    polish_lrf: float = 0.1
     detector_yaml: str = DETECTOR_YAML
     classifier_epochs: int = 7
     classifier_width: int = 24
@@ -104,6 +110,7 @@ def _run_detector(
     what: str,
     schedule: dict,
     log: Callable[[str], None],
+    imgsz_px: int | None = None,
 ) -> Path:
     """One resumable ultralytics OBB run from ``start`` (a model YAML or local weights).
 
@@ -135,7 +142,7 @@ def _run_detector(
             data=str(data_yaml),
             epochs=epochs,
             seed=seed,
-            imgsz=recipe.imgsz_px,
+            imgsz=imgsz_px or recipe.imgsz_px,
             batch=recipe.batch,
             workers=0,
             device="cpu",
@@ -229,6 +236,47 @@ def refine_detector(
     )
 
 
+def polish_detector(
+    data_root: Path,
+    runs: Path,
+    base: Path,
+    recipe: TrainRecipe,
+    name: str = "cards-polish",
+    log: Callable[[str], None] = _log_default,
+) -> Path:
+    """Train the refined detector ``base`` at ``polish_imgsz_px``; returns best.pt.
+
+    Same scenes as :func:`refine_detector` (its data YAML), resumable like it.
+    """
+    if not base.is_file():
+        raise FileNotFoundError(f"{base}: no detector to polish (run the detector-refine stage)")
+    yaml_path = data_root / "cards-refine.yaml"
+    if not yaml_path.is_file():
+        raise FileNotFoundError(f"{yaml_path}: missing (run the detector-refine stage)")
+    log(
+        f"polish: {base} for {recipe.polish_epochs} more epochs at {recipe.polish_imgsz_px} px"
+    )
+    return _run_detector(
+        str(base),
+        yaml_path,
+        recipe.polish_epochs,
+        recipe.train_seed + 2,
+        recipe,
+        runs,
+        name,
+        "polish",
+        {
+            "optimizer": "AdamW",
+            "lr0": recipe.polish_lr,
+            "lrf": recipe.polish_lrf,
+            "warmup_epochs": 0.2,
+            "close_mosaic": 1,
+        },
+        log,
+        imgsz_px=recipe.polish_imgsz_px,
+    )
+
+
 def export_onnx_beside(weights: Path, recipe: TrainRecipe) -> Path:
     """The ONNX export of ``weights`` next to it (``best.pt`` -> ``best.onnx``), made once."""
     onnx_path = weights.with_suffix(".onnx")
@@ -249,7 +297,7 @@ def export_onnx_beside(weights: Path, recipe: TrainRecipe) -> Path:
 def export_detector(
     weights: Path, out: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log_default
 ) -> Path:
-    """Export the detector to ONNX at the training size; returns the ONNX path in ``out``."""
+    """Export the detector to ONNX at its last training size; returns the ONNX path in ``out``."""
     from vision.offline import import_ultralytics
 
     import_ultralytics(recipe.threads)
@@ -257,7 +305,7 @@ def export_detector(
 
     onnx_path = Path(
         YOLO(str(weights), task="obb").export(
-            format="onnx", imgsz=recipe.imgsz_px, simplify=True, dynamic=True, opset=17
+            format="onnx", imgsz=recipe.polish_imgsz_px, simplify=True, dynamic=True, opset=17
         )
     )
     out.parent.mkdir(parents=True, exist_ok=True)

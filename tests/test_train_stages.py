@@ -1,0 +1,40 @@
+"""`tallero train` stages refuse to start without what they build on (no torch needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vision.train import TrainRecipe, polish_detector, refine_detector
+
+
+def test_refine_needs_the_first_detector(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="run the detector stage"):
+        refine_detector(tmp_path, tmp_path / "runs", tmp_path / "best.pt", TrainRecipe())
+
+
+def test_polish_needs_the_refined_detector(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="run the detector-refine stage"):
+        polish_detector(tmp_path, tmp_path / "runs", tmp_path / "best.pt", TrainRecipe())
+
+
+def test_polish_needs_the_refine_data_yaml(tmp_path: Path) -> None:
+    weights = tmp_path / "best.pt"
+    weights.write_bytes(b"not loaded before the data check")
+    with pytest.raises(FileNotFoundError, match="cards-refine.yaml"):
+        polish_detector(tmp_path, tmp_path / "runs", weights, TrainRecipe())
+
+
+def test_polish_trains_at_full_scene_size() -> None:
+    recipe = TrainRecipe()
+    assert recipe.polish_imgsz_px >= recipe.imgsz_px
+    assert recipe.polish_lr < recipe.refine_lr
+
+
+def test_unknown_stage_is_one_clear_line(tallero, tmp_path: Path) -> None:  # noqa: ANN001
+    result = tallero("train", "--stage", "nonsense", "--runs", str(tmp_path))
+    assert result.code != 0
+    assert "--stage must be all or one of" in result.err
+    assert "detector-polish" in result.err
+    assert len(result.err.strip().splitlines()) == 1
