@@ -78,6 +78,18 @@ def relabel_truth(
         path.write_text(json.dumps(truth))
 
 
+def _framings(picture: np.ndarray, shift_fraction: float = 0.03) -> list[np.ndarray]:
+    """A rectified card as itself, turned 180 degrees, and shifted each way."""
+    import cv2
+
+    h, w = picture.shape[:2]
+    out = [picture, np.ascontiguousarray(picture[::-1, ::-1])]
+    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        m = np.float32([[1, 0, dx * shift_fraction * w], [0, 1, dy * shift_fraction * h]])
+        out.append(cv2.warpAffine(picture, m, (w, h), borderMode=cv2.BORDER_REPLICATE))
+    return out
+
+
 def find_anchors(
     pictures: dict[str, list[np.ndarray]],
     classifier_path: Path,
@@ -85,9 +97,10 @@ def find_anchors(
 ) -> dict[str, str]:
     """Built-in deck -> enrolled deck, where the shipped classifier clearly sees it.
 
-    Each enrolled deck's pictures are read by the shipped classifier; the best one-to-one
-    assignment of enrolled decks to built-in decks is kept where its probability is at
-    least ``min_probability``.
+    Each enrolled deck's pictures are read by the shipped classifier, each as itself, turned
+    half a turn and shifted by 3% each way (the framing it was trained to forgive), and the
+    probabilities averaged; the best one-to-one assignment of enrolled decks to built-in
+    decks is kept where its probability is at least ``min_probability``.
     """
     import itertools
 
@@ -103,8 +116,9 @@ def find_anchors(
     for name in names:
         crops = np.stack(
             [
-                cv2.resize(p, (clf.width_px, clf.height_px), interpolation=cv2.INTER_AREA)
+                cv2.resize(v, (clf.width_px, clf.height_px), interpolation=cv2.INTER_AREA)
                 for p in pictures[name]
+                for v in _framings(p)
             ]
         )
         prob = clf.probabilities(crops).mean(axis=0)
