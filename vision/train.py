@@ -253,9 +253,7 @@ def polish_detector(
     yaml_path = data_root / "cards-refine.yaml"
     if not yaml_path.is_file():
         raise FileNotFoundError(f"{yaml_path}: missing (run the detector-refine stage)")
-    log(
-        f"polish: {base} for {recipe.polish_epochs} more epochs at {recipe.polish_imgsz_px} px"
-    )
+    log(f"polish: {base} for {recipe.polish_epochs} more epochs at {recipe.polish_imgsz_px} px")
     return _run_detector(
         str(base),
         yaml_path,
