@@ -16,6 +16,8 @@ from pathlib import Path
 from vision.detector import file_sha256
 
 DETECTOR_YAML = "yolo11n-obb.yaml"
+# Data YAML of every scene (train/ + classifier/), written by refine, read by polish.
+REFINE_DATA_YAML = "cards-refine.yaml"
 
 
 @dataclass(frozen=True)
@@ -190,6 +192,12 @@ def train_detector(
     )
 
 
+def _fine_tune_schedule(lr: float, lrf: float) -> dict:
+    """Schedule of a run that continues trained weights: AdamW from ``lr`` decaying to
+    ``lr * lrf``, a short warm-up, mosaic off for the last epoch."""
+    return {"optimizer": "AdamW", "lr0": lr, "lrf": lrf, "warmup_epochs": 0.2, "close_mosaic": 1}
+
+
 def refine_detector(
     data_root: Path,
     runs: Path,
@@ -206,7 +214,7 @@ def refine_detector(
     if not base.is_file():
         raise FileNotFoundError(f"{base}: no detector to refine (run the detector stage)")
     splits = [s for s in ("train", "classifier") if (data_root / s / "labels").is_dir()]
-    yaml_path = data_root / "cards-refine.yaml"
+    yaml_path = data_root / REFINE_DATA_YAML
     yaml_path.write_text(
         f"path: {data_root.resolve()}\n"
         f"train: [{', '.join(f'{s}/images' for s in splits)}]\n"
@@ -225,13 +233,7 @@ def refine_detector(
         runs,
         name,
         "refine",
-        {
-            "optimizer": "AdamW",
-            "lr0": recipe.refine_lr,
-            "lrf": recipe.refine_lrf,
-            "warmup_epochs": 0.2,
-            "close_mosaic": 1,
-        },
+        _fine_tune_schedule(recipe.refine_lr, recipe.refine_lrf),
         log,
     )
 
@@ -250,7 +252,7 @@ def polish_detector(
     """
     if not base.is_file():
         raise FileNotFoundError(f"{base}: no detector to polish (run the detector-refine stage)")
-    yaml_path = data_root / "cards-refine.yaml"
+    yaml_path = data_root / REFINE_DATA_YAML
     if not yaml_path.is_file():
         raise FileNotFoundError(f"{yaml_path}: missing (run the detector-refine stage)")
     log(f"polish: {base} for {recipe.polish_epochs} more epochs at {recipe.polish_imgsz_px} px")
@@ -263,13 +265,7 @@ def polish_detector(
         runs,
         name,
         "polish",
-        {
-            "optimizer": "AdamW",
-            "lr0": recipe.polish_lr,
-            "lrf": recipe.polish_lrf,
-            "warmup_epochs": 0.2,
-            "close_mosaic": 1,
-        },
+        _fine_tune_schedule(recipe.polish_lr, recipe.polish_lrf),
         log,
         imgsz_px=recipe.polish_imgsz_px,
     )
