@@ -1,0 +1,31 @@
+"""Threshold sweeps: overrides parse to typed settings, and each try is really evaluated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vision.sweep import parse_try, sweep
+
+SAMPLES = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "synth-mini"
+
+
+def test_overrides_are_typed_like_the_settings() -> None:
+    assert parse_try("detector_input_px=640, nms_iou=0.5") == {
+        "detector_input_px": 640,
+        "nms_iou": 0.5,
+    }
+
+
+@pytest.mark.parametrize("bad", ["nms_iou", "no_such_setting=1", "nms_iou=high"])
+def test_bad_overrides_are_refused(bad: str) -> None:
+    with pytest.raises(ValueError):
+        parse_try(bad)
+
+
+def test_a_setting_that_finds_nothing_scores_nothing() -> None:
+    normal, none = sweep(SAMPLES, [{}, {"min_detection_confidence": 1.0}], limit=2, threads=1)
+    assert normal["card_recall"] > 0.5
+    assert none["card_recall"] == 0.0
+    assert none["settings"] == {"min_detection_confidence": 1.0}

@@ -1,0 +1,81 @@
+"""Run-time threshold sweeps: ``python -m vision.sweep DIR --try KEY=V[,KEY=V] ...``.
+
+Each ``--try`` is one set of `VisionSettings` overrides; the labelled synthetic set in DIR
+(images/, truth/) is counted with each and the headline figures of ``tallero eval`` are
+printed, one line per try. Thresholds are chosen this way on the tuning set (seed 2500),
+never on the evaluation sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from vision.settings import VisionSettings
+
+HEADLINE = ("deck_exact", "image_exact", "mae", "card_precision", "card_recall")
+
+
+def parse_try(text: str) -> dict[str, Any]:
+    """``"detector_input_px=640,nms_iou=0.5"`` -> overrides typed like the settings fields."""
+    types = {f.name: type(getattr(VisionSettings(), f.name)) for f in fields(VisionSettings)}
+    out: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep or key not in types:
+            raise ValueError(f"not a KEY=VALUE of the vision settings: {part!r}")
+        out[key] = types[key](value)
+    return out
+
+
+def sweep(
+    directory: Path,
+    tries: list[dict[str, Any]],
+    model: Path | None = None,
+    limit: int | None = None,
+    threads: int | None = None,
+) -> list[dict[str, Any]]:
+    """One result per try: its overrides, the headline figures, deck_exact per kind, seconds."""
+    from vision.counter import Counter
+    from vision.evaluate import evaluate_dir
+
+    results = []
+    for overrides in tries:
+        counter = Counter(model_path=model, settings=VisionSettings(**overrides), threads=threads)
+        t0 = time.perf_counter()
+        ev = evaluate_dir(directory, counter, limit=limit).to_json()
+        results.append(
+            {
+                "settings": overrides,
+                **{k: ev[k] for k in HEADLINE},
+                "deck_exact_by_kind": {k: v["deck_exact"] for k, v in ev["by_kind"].items()},
+                "seconds": round(time.perf_counter() - t0, 1),
+            }
+        )
+    return results
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m vision.sweep", description=__doc__)
+    ap.add_argument("directory", type=Path)
+    ap.add_argument("--try", dest="tries", action="append", default=[], metavar="KEY=V,...")
+    ap.add_argument("--model", type=Path, default=None)
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--threads", type=int, default=None)
+    args = ap.parse_args(argv)
+    try:
+        tries = [parse_try(t) for t in args.tries] or [{}]
+    except ValueError as exc:
+        ap.error(str(exc))
+    if not (args.directory / "truth").is_dir():
+        ap.error(f"{args.directory}: not a labelled synthetic set (no truth/ folder)")
+    for row in sweep(args.directory, tries, args.model, args.limit, args.threads):
+        print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
