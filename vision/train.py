@@ -271,37 +271,33 @@ def polish_detector(
     )
 
 
+def _export_onnx(weights: Path, imgsz_px: int, threads: int) -> Path:
+    """ultralytics' ONNX export of ``weights`` (opset 17, dynamic axes), written beside it."""
+    from vision.offline import import_ultralytics
+
+    import_ultralytics(threads)
+    from ultralytics import YOLO
+
+    return Path(
+        YOLO(str(weights), task="obb").export(
+            format="onnx", imgsz=imgsz_px, simplify=True, dynamic=True, opset=17
+        )
+    )
+
+
 def export_onnx_beside(weights: Path, recipe: TrainRecipe) -> Path:
     """The ONNX export of ``weights`` next to it (``best.pt`` -> ``best.onnx``), made once."""
     onnx_path = weights.with_suffix(".onnx")
     if onnx_path.is_file():
         return onnx_path
-    from vision.offline import import_ultralytics
-
-    import_ultralytics(recipe.threads)
-    from ultralytics import YOLO
-
-    return Path(
-        YOLO(str(weights), task="obb").export(
-            format="onnx", imgsz=recipe.imgsz_px, simplify=True, dynamic=True, opset=17
-        )
-    )
+    return _export_onnx(weights, recipe.imgsz_px, recipe.threads)
 
 
 def export_detector(
     weights: Path, out: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log_default
 ) -> Path:
     """Export the detector to ONNX at its last training size; returns the ONNX path in ``out``."""
-    from vision.offline import import_ultralytics
-
-    import_ultralytics(recipe.threads)
-    from ultralytics import YOLO
-
-    onnx_path = Path(
-        YOLO(str(weights), task="obb").export(
-            format="onnx", imgsz=recipe.polish_imgsz_px, simplify=True, dynamic=True, opset=17
-        )
-    )
+    onnx_path = _export_onnx(weights, recipe.polish_imgsz_px, recipe.threads)
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(onnx_path, out)
     # The .pt travels along: the benchmark's plain-ultralytics baseline and fine-tuning.
