@@ -12,6 +12,7 @@ from scoring.errors import ModelError
 from vision.cards import BACK, FACE, Cards
 from vision.crops import CardRectifier, to_blob
 from vision.detector import file_sha256
+from vision.neighbours import neighbour_consensus
 
 FACE_PREFIX = "face:"
 OTHER = "other"
@@ -21,8 +22,10 @@ class DeckClassifier:
     """The exported deck classifier (ONNX) with its class list.
 
     A back is named by the most probable class among the profile's decks and ``other``
-    (probabilities renormalised over the classes the profile allows); it is unknown when
-    that class is ``other`` or is less probable than ``min_deck_probability``.
+    (probabilities renormalised over the classes the profile allows, then, with a
+    ``neighbour_weight``, combined with the backs it touches: see `vision.neighbours`); it
+    is unknown when that class is ``other`` or is less probable than
+    ``min_deck_probability``.
     """
 
     def __init__(
@@ -55,6 +58,7 @@ class DeckClassifier:
         self.colors = tuple(
             c[len(FACE_PREFIX) :] for c in self.classes if c.startswith(FACE_PREFIX)
         )
+        self._other = self.classes.index(OTHER) if OTHER in self.classes else -1
         self._is_back_class = np.array(
             [not c.startswith(FACE_PREFIX) for c in self.classes], dtype=bool
         )
@@ -71,7 +75,12 @@ class DeckClassifier:
         return p / p.sum(axis=1, keepdims=True)
 
     def classify(
-        self, image_bgr: np.ndarray, cards: Cards, profile: tuple[str, ...] | None = None
+        self,
+        image_bgr: np.ndarray,
+        cards: Cards,
+        profile: tuple[str, ...] | None = None,
+        neighbour_weight: float = 0.0,
+        neighbour_floor: float = 0.25,
     ) -> Cards:
         """A copy of ``cards`` with ``deck``, ``deck_confidence`` and ``color`` filled in."""
         out = cards[np.arange(len(cards))]
@@ -88,6 +97,11 @@ class DeckClassifier:
         )
         p = np.where(possible, p, 0.0)
         p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-12)
+        backs = cards.side == BACK
+        looks_like_none = backs & (p.argmax(axis=1) == self._other)
+        p = neighbour_consensus(
+            cards.corners, p, backs, neighbour_weight, neighbour_floor, keep=looks_like_none
+        )
         back_scores = np.where(self._is_back_class & possible, p, -1.0)
         face_scores = np.where(~self._is_back_class, p, -1.0)
         for i in range(len(cards)):

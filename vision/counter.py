@@ -274,9 +274,12 @@ class Counter:
             image_bgr = image
             name = name or "<array>"
         t1 = time.perf_counter()
+        s = self.settings
         cards = self.locate(image_bgr)
         t2 = time.perf_counter()
-        cards = self.classifier.classify(image_bgr, cards, profile)
+        cards = self.classifier.classify(
+            image_bgr, cards, profile, s.neighbour_weight, s.neighbour_floor
+        )
         cards = cards[reading_order(cards)]
         t3 = time.perf_counter()
         h, w = image_bgr.shape[:2]

@@ -1,0 +1,90 @@
+"""Neighbouring backs as evidence for a card's deck.
+
+After the sort each player's cards lie together: a fan, a row, a heap of one deck. A card
+that shows only a sliver often shows its ink but not its picture (blue pump or blue plow?),
+while the cards it touches show theirs. So a back's own class probabilities are combined
+with those of the backs it touches:
+
+    p'(c) ~ p(c) * (mean of the touching backs' p(c) + floor) ** weight
+
+``floor`` keeps a card's own clear evidence in charge: with weight 1 and floor 0.25 a
+neighbourhood can overrule odds of at most (1 + 0.25) / 0.25 = 5 to 1, so a clearly seen
+red carriage inside a blue fan stays a red carriage, and an ambiguous blue sliver inside a
+fan of blue plows becomes a blue plow. Neighbours only settle *which* deck: a back whose own
+most probable class is "no deck of the profile" keeps its own probabilities (a false find
+beside a row of cards stays unknown instead of joining the row).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+# Quads are grown about their centre by this fraction before testing for contact, so cards
+# laid edge to edge in a row count as touching.
+CONTACT_GROWTH = 0.08
+
+
+def touching_pairs(corners: np.ndarray) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)``, ``i < j``, of quads that overlap or touch (after a slight growth)."""
+    n = len(corners)
+    if n < 2:
+        return []
+    quads = np.asarray(corners, np.float32).reshape(n, 4, 2)
+    centres = quads.mean(axis=1)
+    grown = centres[:, None, :] + (quads - centres[:, None, :]) * (1.0 + CONTACT_GROWTH)
+    radius = np.linalg.norm(grown - centres[:, None, :], axis=2).max(axis=1)
+    dist = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
+    close = np.argwhere(np.triu(dist < radius[:, None] + radius[None, :], k=1))
+    pairs = []
+    for i, j in close:
+        area, _ = cv2.intersectConvexConvex(grown[i], grown[j])
+        if area > 0.0:
+            pairs.append((int(i), int(j)))
+    return pairs
+
+
+def neighbour_consensus(
+    corners: np.ndarray,
+    probabilities: np.ndarray,
+    members: np.ndarray,
+    weight: float,
+    floor: float,
+    keep: np.ndarray | None = None,
+) -> np.ndarray:
+    """Class probabilities of every card after its touching members' evidence is folded in.
+
+    Args:
+        corners: ``(n, 4, 2)`` card quads in image pixels.
+        probabilities: ``(n, k)`` each card's own class probabilities (rows sum to 1).
+        members: ``(n,)`` bool, the cards that take part (backs); others are returned as is
+            and lend no evidence.
+        weight: how strongly the neighbourhood counts; 0 leaves every row unchanged.
+        floor: added to the neighbourhood's mean before weighting (> 0).
+        keep: ``(n,)`` bool, members that lend evidence but keep their own probabilities.
+
+    Cards with no touching member keep their own probabilities.
+    """
+    p = np.asarray(probabilities, np.float64)
+    out = p.copy()
+    if weight <= 0.0 or len(p) < 2:
+        return out
+    idx = np.flatnonzero(members)
+    if len(idx) < 2:
+        return out
+    total = np.zeros((len(idx), p.shape[1]))
+    degree = np.zeros(len(idx))
+    for a, b in touching_pairs(np.asarray(corners)[idx]):
+        total[a] += p[idx[b]]
+        total[b] += p[idx[a]]
+        degree[a] += 1
+        degree[b] += 1
+    has = degree > 0
+    if not has.any():
+        return out
+    context = total[has] / degree[has, None]
+    mixed = p[idx[has]] * (context + floor) ** weight
+    out[idx[has]] = mixed / np.maximum(mixed.sum(axis=1, keepdims=True), 1e-300)
+    if keep is not None:
+        out[keep] = p[keep]
+    return out
