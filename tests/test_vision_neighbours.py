@@ -75,9 +75,7 @@ def test_cards_laid_edge_to_edge_touch_but_a_gap_does_not() -> None:
     assert touching_pairs(quads([100])) == []
 
 
-@pytest.mark.parametrize(
-    "overrides", [{"neighbour_weight": -1.0}, {"neighbour_floor": 0.0}]
-)
+@pytest.mark.parametrize("overrides", [{"neighbour_weight": -1.0}, {"neighbour_floor": 0.0}])
 def test_bad_neighbour_settings_are_refused(overrides: dict) -> None:
     with pytest.raises(ValueError):
         VisionSettings(**overrides)
