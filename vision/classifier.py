@@ -80,7 +80,7 @@ class DeckClassifier:
         cards: Cards,
         profile: tuple[str, ...] | None = None,
         neighbour_weight: float = 0.0,
-        neighbour_floor: float = 0.25,
+        neighbour_floor: float = 0.5,
     ) -> Cards:
         """A copy of ``cards`` with ``deck``, ``deck_confidence`` and ``color`` filled in."""
         out = cards[np.arange(len(cards))]
