@@ -10,9 +10,10 @@ with those of the backs it touches:
 ``floor`` keeps a card's own clear evidence in charge: with weight 2 and floor 0.5 (the
 defaults of `VisionSettings`) a neighbourhood can overrule odds of at most
 ((1 + 0.5) / 0.5) ** 2 = 9 to 1, so a clearly seen red carriage inside a blue fan stays a
-red carriage, and an ambiguous blue sliver inside a fan of blue plows becomes a blue plow. Neighbours only settle *which* deck: a back whose own
-most probable class is "no deck of the profile" keeps its own probabilities (a false find
-beside a row of cards stays unknown instead of joining the row).
+red carriage, and an ambiguous blue sliver inside a fan of blue plows becomes a blue plow.
+Neighbours only settle *which* deck: a back whose own most probable class is "no deck of
+the profile" keeps its own probabilities (a false find beside a row of cards stays unknown
+instead of joining the row).
 """
 
 from __future__ import annotations
