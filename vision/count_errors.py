@@ -1,0 +1,139 @@
+"""Why deck counts go wrong: ``python -m vision.count_errors DIR [--model M] [--limit N]``.
+
+For every (image, deck) pair of a labelled synthetic set whose count is wrong, the card
+errors behind it are sorted into kinds:
+
+- ``missed_under_half`` / ``missed``: a card of the deck was not found (it shows under
+  half of itself / at least half);
+- ``named_otherwise``: a card of the deck was found but named another deck, a face or
+  unknown;
+- ``deck_named_this``, ``other_art_named_this``, ``face_named_this``: a card of another
+  deck, a back of no deck of the profile, or a face was found and named this deck;
+- ``false_find``: a find that matches no card was named this deck.
+
+A wrong pair is *due to* a kind when fixing that kind alone makes it exact. One JSON object
+is printed: pair totals, error events per kind, and pairs due to each kind (and to it
+alone). This is how the next improvement is chosen: detection (missed, false finds) or
+naming (the rest).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.cards import BACK, Cards
+from vision.evaluate import match_cards, truth_label
+
+# Kinds that take a card away from the deck's count; the others add one.
+UNDER = ("missed_under_half", "missed", "named_otherwise")
+
+
+def pair_errors(truth: dict[str, Any], cards: Cards) -> list[dict[str, Any]]:
+    """One record per deck of ``truth`` whose count from ``cards`` is wrong."""
+    quads = np.asarray([c["corners"] for c in truth["cards"]], np.float32).reshape(-1, 4, 2)
+    found = {j: i for i, j in match_cards(cards.corners, quads)}
+    matched = set(found.values())
+    names = [
+        (cards.deck[i] or "unknown") if cards.side[i] == BACK else "face" for i in range(len(cards))
+    ]
+    out = []
+    for deck in truth["decks"]:
+        want = int(truth["counts"].get(deck, 0))
+        got = sum(1 for n in names if n == deck)
+        if got == want:
+            continue
+        kinds: Counter[str] = Counter()
+        for j, card in enumerate(truth["cards"]):
+            label = truth_label(card)
+            if label == deck and j not in found:
+                half = float(card.get("visible_fraction", 1.0)) < 0.5
+                kinds["missed_under_half" if half else "missed"] += 1
+            elif label == deck and names[found[j]] != deck:
+                kinds["named_otherwise"] += 1
+            elif label != deck and j in found and names[found[j]] == deck:
+                if label == "face":
+                    kinds["face_named_this"] += 1
+                elif label in truth["decks"]:
+                    kinds["deck_named_this"] += 1
+                else:
+                    kinds["other_art_named_this"] += 1
+        kinds["false_find"] += sum(1 for i, n in enumerate(names) if n == deck and i not in matched)
+        kinds = +kinds  # drop zero counts
+        out.append({"deck": deck, "want": want, "got": got, "kinds": dict(kinds)})
+    return out
+
+
+def due_to(record: dict[str, Any]) -> list[str]:
+    """Kinds whose fixing alone makes the pair of ``record`` exact."""
+    out = []
+    for kind, n in record["kinds"].items():
+        change = n if kind in UNDER else -n
+        if record["got"] + change == record["want"]:
+            out.append(kind)
+    return out
+
+
+def summarize(records: list[tuple[str, dict[str, Any]]], pairs: int) -> dict[str, Any]:
+    """Totals over ``(layout kind, record)`` pairs of a whole set."""
+    events: Counter[str] = Counter()
+    due: Counter[str] = Counter()
+    only: Counter[str] = Counter()
+    wrong_by_kind: Counter[str] = Counter()
+    for layout, rec in records:
+        wrong_by_kind[layout] += 1
+        events.update(rec["kinds"])
+        causes = due_to(rec)
+        due.update(causes)
+        if len(rec["kinds"]) == 1:
+            only.update(causes)
+    return {
+        "pairs": pairs,
+        "wrong": len(records),
+        "wrong_by_layout": dict(wrong_by_kind.most_common()),
+        "events": dict(events.most_common()),
+        "pairs_due_to": dict(due.most_common()),
+        "pairs_due_only_to": dict(only.most_common()),
+    }
+
+
+def analyse_dir(
+    directory: Path, model: Path | None = None, limit: int | None = None, threads: int | None = None
+) -> dict[str, Any]:
+    """Count every image of a labelled set and sort its wrong pairs' errors."""
+    from vision.counter import Counter as CardCounter
+
+    counter = CardCounter(model_path=model, threads=threads)
+    files = sorted((Path(directory) / "truth").glob("*.json"))[:limit]
+    records: list[tuple[str, dict[str, Any]]] = []
+    pairs = 0
+    for tf in files:
+        truth = json.loads(tf.read_text())
+        count = counter.count(
+            Path(directory) / "images" / truth["image"], decks=tuple(truth["decks"])
+        )
+        pairs += len(truth["decks"])
+        layout = str(truth.get("kind", "?"))
+        records.extend((layout, r) for r in pair_errors(truth, count.cards))
+    return summarize(records, pairs)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m vision.count_errors", description=__doc__)
+    ap.add_argument("directory", type=Path)
+    ap.add_argument("--model", type=Path, default=None)
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--threads", type=int, default=None)
+    args = ap.parse_args(argv)
+    if not (args.directory / "truth").is_dir():
+        ap.error(f"{args.directory}: not a labelled synthetic set (no truth/ folder)")
+    print(json.dumps(analyse_dir(args.directory, args.model, args.limit, args.threads)))
+
+
+if __name__ == "__main__":
+    main()
