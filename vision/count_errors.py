@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from vision.cards import BACK, Cards
-from vision.evaluate import match_cards, truth_label
+from vision.cards import Cards
+from vision.evaluate import counted_scenes, found_labels, match_cards, truth_label
 
 # Kinds that take a card away from the deck's count; the others add one.
 UNDER = ("missed_under_half", "missed", "named_otherwise")
@@ -39,9 +39,7 @@ def pair_errors(truth: dict[str, Any], cards: Cards) -> list[dict[str, Any]]:
     quads = np.asarray([c["corners"] for c in truth["cards"]], np.float32).reshape(-1, 4, 2)
     found = {j: i for i, j in match_cards(cards.corners, quads)}
     matched = set(found.values())
-    names = [
-        (cards.deck[i] or "unknown") if cards.side[i] == BACK else "face" for i in range(len(cards))
-    ]
+    names = found_labels(cards)
     out = []
     for deck in truth["decks"]:
         want = int(truth["counts"].get(deck, 0))
@@ -109,14 +107,9 @@ def analyse_dir(
     from vision.counter import Counter as CardCounter
 
     counter = CardCounter(model_path=model, threads=threads)
-    files = sorted((Path(directory) / "truth").glob("*.json"))[:limit]
     records: list[tuple[str, dict[str, Any]]] = []
     pairs = 0
-    for tf in files:
-        truth = json.loads(tf.read_text())
-        count = counter.count(
-            Path(directory) / "images" / truth["image"], decks=tuple(truth["decks"])
-        )
+    for truth, count in counted_scenes(Path(directory), counter, limit):
         pairs += len(truth["decks"])
         layout = str(truth.get("kind", "?"))
         records.extend((layout, r) for r in pair_errors(truth, count.cards))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +66,14 @@ def truth_label(card: dict) -> str:
     if card["side"] == "face":
         return "face"
     return card["deck"] if card.get("deck") else "unknown"
+
+
+def found_labels(cards: Any) -> list[str]:
+    """What each found card was reported as: its deck, ``unknown`` or ``face``."""
+    return [
+        ("face" if cards.side[i] != BACK else (cards.deck[i] or "unknown"))
+        for i in range(len(cards))
+    ]
 
 
 @dataclass
@@ -140,10 +148,7 @@ class Evaluation:
         for d, n in want.items():
             self.per_deck[d][0] += 1
             self.per_deck[d][1] += got.get(d, 0) == n
-        pred_labels = [
-            ("face" if cards.side[i] != BACK else (cards.deck[i] or "unknown"))
-            for i in range(len(cards))
-        ]
+        pred_labels = found_labels(cards)
         slices = [
             self.overall,
             self.by_kind[str(truth.get("kind", "?"))],
@@ -204,13 +209,13 @@ class Evaluation:
         return out
 
 
-def evaluate_dir(
+def counted_scenes(
     directory: Path,
     counter: Any,
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> Evaluation:
-    """Run ``counter`` on every image of a synthetic set with ``truth/*.json`` and score it.
+) -> Iterator[tuple[dict, Any]]:
+    """``(truth, count)`` for every image of a synthetic set with ``truth/*.json``.
 
     Each image is counted with its own scene's decks as the profile, as a game would.
     """
@@ -218,13 +223,24 @@ def evaluate_dir(
     files = sorted((directory / "truth").glob("*.json"))
     if limit:
         files = files[:limit]
-    ev = Evaluation()
     for k, tf in enumerate(files):
         truth = json.loads(tf.read_text())
         count = counter.count(directory / "images" / truth["image"], decks=tuple(truth["decks"]))
-        ev.add(truth, count)
+        yield truth, count
         if progress:
             progress(k + 1, len(files))
+
+
+def evaluate_dir(
+    directory: Path,
+    counter: Any,
+    limit: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Evaluation:
+    """Run ``counter`` on every image of a synthetic set (see `counted_scenes`) and score it."""
+    ev = Evaluation()
+    for truth, count in counted_scenes(directory, counter, limit, progress):
+        ev.add(truth, count)
     return ev
 
 
