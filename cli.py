@@ -749,11 +749,11 @@ def train(
         typer.Option(
             "--stage",
             help="all, data, detector, detector-refine, detector-polish, classifier, "
-            "classifier-refine or export.",
+            "classifier-refine, export or card-check.",
         ),
     ] = "all",
 ) -> None:
-    """Reproduce the shipped models: scenes, detector, deck classifier, ONNX export.
+    """Reproduce the shipped models: scenes, detector, deck classifier, ONNX export, card check.
 
     Stages whose output exists are skipped; an interrupted detector resumes from its
     last epoch.
@@ -768,6 +768,7 @@ def train(
         "classifier",
         "classifier-refine",
         "export",
+        "card-check",
     )
     if stage != "all" and stage not in stages:
         raise UsageError(f"--stage must be all or one of {', '.join(stages)}")
@@ -808,6 +809,14 @@ def train(
         )
     if "export" in todo:
         t.export_detector(final, out / "tallero-cards.onnx", recipe)
+    if "card-check" in todo:
+        t.train_card_check(
+            data,
+            out / "tallero-cards.onnx",
+            out / "tallero-decks.onnx",
+            out / "tallero-check.json",
+            recipe,
+        )
 
 
 # --- enrollment commands -----------------------------------------------------------------

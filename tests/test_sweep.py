@@ -16,16 +16,21 @@ def test_overrides_are_typed_like_the_settings() -> None:
         "detector_input_px": 640,
         "nms_iou": 0.5,
     }
+    assert parse_try("card_check=false") == {"card_check": False}
+    assert parse_try("card_check=True") == {"card_check": True}
 
 
-@pytest.mark.parametrize("bad", ["nms_iou", "no_such_setting=1", "nms_iou=high"])
+@pytest.mark.parametrize(
+    "bad", ["nms_iou", "no_such_setting=1", "nms_iou=high", "card_check=maybe"]
+)
 def test_bad_overrides_are_refused(bad: str) -> None:
     with pytest.raises(ValueError):
         parse_try(bad)
 
 
 def test_a_setting_that_finds_nothing_scores_nothing() -> None:
-    normal, none = sweep(SAMPLES, [{}, {"min_detection_confidence": 1.0}], limit=2, threads=1)
+    nothing = {"card_check": False, "min_detection_confidence": 1.0}
+    normal, none = sweep(SAMPLES, [{}, nothing], limit=2, threads=1)
     assert normal["card_recall"] > 0.5
     assert none["card_recall"] == 0.0
-    assert none["settings"] == {"min_detection_confidence": 1.0}
+    assert none["settings"] == nothing

@@ -74,6 +74,40 @@ class DeckClassifier:
         p = np.exp(logits)
         return p / p.sum(axis=1, keepdims=True)
 
+    def card_probabilities(self, image_bgr: np.ndarray, cards: Cards) -> np.ndarray:
+        """``(n, classes)`` probabilities of every card's rectified crop."""
+        if not len(cards):
+            return np.zeros((0, len(self.classes)), np.float32)
+        crops = CardRectifier(image_bgr, self.width_px, self.height_px).crops(cards.corners)
+        return self.probabilities(crops)
+
+    def within_profile(
+        self, probabilities: np.ndarray, profile: tuple[str, ...] | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Probabilities limited to what can be on the table, and which classes are its decks.
+
+        Only the profile's decks can be on the table: the others get no probability, so in
+        a classic game the ink alone settles the deck. A back that fits none of them still
+        lands on "other" (unknown). Returns ``(p, possible)``, rows renormalised.
+        """
+        allowed = set(profile) if profile is not None else set(self.decks)
+        possible = np.array(
+            [c.startswith(FACE_PREFIX) or c == OTHER or c in allowed for c in self.classes]
+        )
+        p = np.where(possible, probabilities, 0.0)
+        p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-12)
+        return p, possible
+
+    def profile_decks(self, profile: tuple[str, ...] | None) -> np.ndarray:
+        """``(classes,)`` bool: the classes that are decks of the profile."""
+        allowed = set(profile) if profile is not None else set(self.decks)
+        return np.array([c in allowed and c in self.decks for c in self.classes])
+
+    @property
+    def other_class(self) -> int:
+        """Index of the ``other`` class (-1 when the model has none)."""
+        return self._other
+
     def classify(
         self,
         image_bgr: np.ndarray,
@@ -81,22 +115,19 @@ class DeckClassifier:
         profile: tuple[str, ...] | None = None,
         neighbour_weight: float = 0.0,
         neighbour_floor: float = 0.5,
+        probabilities: np.ndarray | None = None,
     ) -> Cards:
-        """A copy of ``cards`` with ``deck``, ``deck_confidence`` and ``color`` filled in."""
+        """A copy of ``cards`` with ``deck``, ``deck_confidence`` and ``color`` filled in.
+
+        ``probabilities`` (from `card_probabilities`) saves reading the crops again.
+        """
         out = cards[np.arange(len(cards))]
         if not len(cards):
             return out
-        crops = CardRectifier(image_bgr, self.width_px, self.height_px).crops(cards.corners)
-        p = self.probabilities(crops)
-        # Only the profile's decks can be on the table: the others get no probability,
-        # so in a classic game the ink alone settles the deck. A back that fits none of
-        # them still lands on "other" (unknown).
+        if probabilities is None:
+            probabilities = self.card_probabilities(image_bgr, cards)
         allowed = set(profile) if profile is not None else set(self.decks)
-        possible = np.array(
-            [c.startswith(FACE_PREFIX) or c == OTHER or c in allowed for c in self.classes]
-        )
-        p = np.where(possible, p, 0.0)
-        p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-12)
+        p, possible = self.within_profile(probabilities, profile)
         backs = cards.side == BACK
         looks_like_none = backs & (p.argmax(axis=1) == self._other)
         p = neighbour_consensus(

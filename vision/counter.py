@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from scoring.errors import ModelError
+from vision.card_check import CardCheck, candidate_features
 from vision.cards import BACK, SIDE_NAMES, Cards
 from vision.classifier import DeckClassifier
 from vision.detector import OnnxDetector, rotated_nms
@@ -25,6 +26,7 @@ from vision.settings import VisionSettings
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_DETECTOR = MODELS_DIR / "tallero-cards.onnx"
 DEFAULT_CLASSIFIER = MODELS_DIR / "tallero-decks.onnx"
+DEFAULT_CHECK = MODELS_DIR / "tallero-check.json"
 
 
 @dataclass
@@ -123,6 +125,8 @@ class Counter:
         settings: thresholds; defaults to :class:`VisionSettings`.
         threads: CPU threads for inference (default: all cores, at most 4).
         live: favour speed on webcam frames (a quick low-resolution look first).
+        check_path: the card check (`vision.card_check`); defaults to the shipped one.
+            Used with an ONNX detector when ``settings.card_check`` is on.
     """
 
     def __init__(
@@ -133,16 +137,28 @@ class Counter:
         settings: VisionSettings | None = None,
         threads: int | None = None,
         live: bool = False,
+        check_path: Path | None = None,
     ) -> None:
-        self.settings = settings or VisionSettings()
+        self.settings = s = settings or VisionSettings()
         self.live = live
         model_path = Path(model_path) if model_path else DEFAULT_DETECTOR
+        self.check: CardCheck | None = None
         if model_path.suffix == ".pt":
             from vision.detector import UltralyticsDetector
 
-            self.detector: Any = UltralyticsDetector(model_path, self.settings, threads)
+            self.detector: Any = UltralyticsDetector(model_path, s, threads)
         else:
-            self.detector = OnnxDetector(model_path, self.settings, threads)
+            if s.card_check:
+                self.check = CardCheck(Path(check_path) if check_path else DEFAULT_CHECK)
+                # The detector proposes candidates; the check decides which are cards.
+                loose = s.with_overrides(
+                    min_detection_confidence=s.candidate_min_confidence,
+                    nms_iou=s.candidate_nms_iou,
+                    max_cards=4 * s.max_cards,
+                )
+                self.detector = OnnxDetector(model_path, loose, threads)
+            else:
+                self.detector = OnnxDetector(model_path, s, threads)
         self.classifier = DeckClassifier(
             Path(classifier_path) if classifier_path else DEFAULT_CLASSIFIER, threads
         )
@@ -154,16 +170,14 @@ class Counter:
                     f"{', '.join(self.classifier.decks)}"
                 )
         self.decks = tuple(decks) if decks is not None else self.classifier.decks
-        combined = hashlib.sha256(
-            (self.detector.sha256 + self.classifier.sha256).encode()
-        ).hexdigest()
+        parts: list[Any] = [self.detector, self.classifier]
+        if self.check is not None:
+            parts.append(self.check)
+        combined = hashlib.sha256("".join(p.sha256 for p in parts).encode()).hexdigest()
         self.model_info = {
-            "name": f"{self.detector.name}+{self.classifier.name}",
+            "name": "+".join(p.name for p in parts),
             "sha256": combined,
-            "parts": [
-                {"name": self.detector.path.name, "sha256": self.detector.sha256},
-                {"name": self.classifier.path.name, "sha256": self.classifier.sha256},
-            ],
+            "parts": [{"name": p.path.name, "sha256": p.sha256} for p in parts],
         }
 
     # -- localizing -------------------------------------------------------------------
@@ -184,15 +198,17 @@ class Counter:
         if self.live and detector.dynamic:
             quick = detector.detect(image_bgr, s.live_input_px)
             small = s.live_min_card_long_side_input_px * max(h, w) / s.live_input_px
-            if len(quick) and float(np.percentile(quick.long_side_px, 10)) >= small:
+            sure = self._sure(quick)
+            if len(sure) and float(np.percentile(sure.long_side_px, 10)) >= small:
                 return quick
         input_px = s.detector_input_px if detector.dynamic else detector.input_px
         cards = detector.detect(image_bgr, input_px)
         whole_scale = input_px / max(h, w)
         if whole_scale >= 1.0:
             return cards  # already at full resolution; zooming in adds no detail
-        if len(cards):
-            card_input_px = float(np.median(cards.long_side_px)) * whole_scale
+        sure = self._sure(cards)
+        if len(sure):
+            card_input_px = float(np.median(sure.long_side_px)) * whole_scale
             if card_input_px >= s.min_card_long_side_input_px:
                 return cards
             zoom = s.target_card_long_side_input_px / max(card_input_px, 1.0)
@@ -202,7 +218,11 @@ class Counter:
         if scale <= whole_scale * 1.2:
             return cards
         tiled = self._tiled(image_bgr, scale, input_px)
-        return tiled if len(tiled) >= len(cards) else cards
+        return tiled if len(self._sure(tiled)) >= len(sure) else cards
+
+    def _sure(self, cards: Cards) -> Cards:
+        """The cards the detector alone is sure of (all, when it proposes only those)."""
+        return cards[cards.confidence >= self.settings.min_detection_confidence]
 
     def _tiled(self, image_bgr: np.ndarray, scale: float, input_px: int) -> Cards:
         """Detect on overlapping tiles of the image resized by ``scale``."""
@@ -250,7 +270,8 @@ class Counter:
         if not len(merged):
             return merged
         xywhr = quads_to_xywhr(merged.corners)
-        keep = rotated_nms(xywhr, merged.confidence, s.nms_iou, s.max_cards)
+        d = self.detector.settings
+        keep = rotated_nms(xywhr, merged.confidence, d.nms_iou, 4 * d.max_cards)
         return merged[keep]
 
     # -- counting ---------------------------------------------------------------------
@@ -277,8 +298,11 @@ class Counter:
         s = self.settings
         cards = self.locate(image_bgr)
         t2 = time.perf_counter()
+        p = self.classifier.card_probabilities(image_bgr, cards)
+        if self.check is not None:
+            cards, p = self.checked(image_bgr, cards, p, profile)
         cards = self.classifier.classify(
-            image_bgr, cards, profile, s.neighbour_weight, s.neighbour_floor
+            image_bgr, cards, profile, s.neighbour_weight, s.neighbour_floor, probabilities=p
         )
         cards = cards[reading_order(cards)]
         t3 = time.perf_counter()
@@ -292,6 +316,44 @@ class Counter:
             uncertain_below_confidence=self.settings.uncertain_below_confidence,
             timings_s={"decode": t1 - t0, "detect": t2 - t1, "classify": t3 - t2},
         )
+
+    def checked(
+        self,
+        image_bgr: np.ndarray,
+        candidates: Cards,
+        probabilities: np.ndarray,
+        profile: tuple[str, ...],
+    ) -> tuple[Cards, np.ndarray]:
+        """The candidates the card check keeps, the likeliest first, and their probabilities.
+
+        A kept card's confidence becomes the check's chance that it is a real card.
+        """
+        assert self.check is not None
+        if not len(candidates):
+            return candidates, probabilities
+        import cv2
+
+        s = self.settings
+        gray = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+        within, _ = self.classifier.within_profile(probabilities, profile)
+        features = candidate_features(
+            gray,
+            candidates.corners,
+            candidates.confidence,
+            candidates.side != BACK,
+            within,
+            self.classifier.profile_decks(profile),
+            self.classifier.other_class,
+        )
+        chance = self.check.chance(features)
+        idx = np.flatnonzero(chance >= s.min_card_chance)
+        idx = idx[np.argsort(-chance[idx], kind="stable")]
+        if len(idx):
+            xywhr = quads_to_xywhr(candidates.corners[idx])
+            idx = idx[rotated_nms(xywhr, chance[idx], s.card_nms_iou, s.max_cards)]
+        kept = candidates[idx]
+        kept.confidence = chance[idx].astype(np.float32)
+        return kept, probabilities[idx]
 
 
 def quads_to_xywhr(corners: np.ndarray) -> np.ndarray:

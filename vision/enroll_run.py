@@ -60,12 +60,15 @@ def enroll_layout(
     """Enroll the cards of layout photos (``kind`` "decks" or "faces") and refit."""
     from vision.counter import Counter
     from vision.imageio import load_image
+    from vision.settings import VisionSettings
 
     t0 = time.perf_counter()
     home = home_dir()
     store = ProfileStore(home)
     current = store.load(profile_name(profile))
-    counter = Counter(model_path=model)
+    # The detector alone, as enrollment was measured with: a layout photo holds a few
+    # well-spaced cards, nothing for the card check to settle.
+    counter = Counter(model_path=model, settings=VisionSettings(card_check=False))
     pictures: dict[str, list[Any]] = {n: [] for n in names}
     sources = []
     for photo in photos:

@@ -28,7 +28,12 @@ def parse_try(text: str) -> dict[str, Any]:
         key, sep, value = part.partition("=")
         if not sep or key not in types:
             raise ValueError(f"not a KEY=VALUE of the vision settings: {part!r}")
-        out[key] = types[key](value)
+        if types[key] is bool:
+            if value.lower() not in ("true", "false", "1", "0"):
+                raise ValueError(f"{key} takes true or false, not {value!r}")
+            out[key] = value.lower() in ("true", "1")
+        else:
+            out[key] = types[key](value)
     return out
 
 

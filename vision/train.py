@@ -60,6 +60,16 @@ class TrainRecipe:
     # Scene sets searched by the detector for those crops.
     classifier_refine_detected_sets: tuple[str, ...] = ("train",)
     classifier_refine_lr: float = 1e-3
+    # Card check: scenes none of the models above trained on (name, scenes, seed, kind),
+    # weighted towards the layouts counted worst, and its MLP.
+    check_sets: tuple[tuple[str, int, int, str], ...] = (
+        ("fresh-mixed", 1200, 1100, "mixed"),
+        ("fresh-sorted", 600, 1101, "sorted"),
+        ("fresh-blitz", 600, 1102, "blitz"),
+    )
+    check_hidden: tuple[int, ...] = (64, 32)
+    check_epochs: int = 40
+    check_seed: int = 0
     threads: int = 2
 
 
@@ -71,10 +81,11 @@ def make_data(root: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log
     """Generate (or reuse) the train and val scenes and a data.yaml for ultralytics."""
     from vision.synth.generate import synthesize
 
-    for split, n, seed in (
-        ("train", recipe.train_images, recipe.train_seed),
-        ("val", recipe.val_images, recipe.val_seed),
-        ("classifier", recipe.classifier_extra_images, recipe.classifier_extra_seed),
+    for split, n, seed, kind in (
+        ("train", recipe.train_images, recipe.train_seed, "mixed"),
+        ("val", recipe.val_images, recipe.val_seed, "mixed"),
+        ("classifier", recipe.classifier_extra_images, recipe.classifier_extra_seed, "mixed"),
+        *recipe.check_sets,
     ):
         out = root / split
         have = len(list((out / "truth").glob("*.json"))) if (out / "truth").is_dir() else 0
@@ -87,7 +98,7 @@ def make_data(root: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log
             out,
             n=n,
             seed=seed,
-            kind="mixed",
+            kind=kind,
             min_visible=recipe.min_visible,
             workers=recipe.threads,
             progress=True,
@@ -434,3 +445,52 @@ def _save_classifier(net, out: Path, classes: tuple[str, ...], recipe: TrainReci
     )
     # The weights travel along: enrollment starts its classifier from these features.
     torch.save(net.state_dict(), out.with_suffix(".pt"))
+
+
+def train_card_check(
+    data_root: Path,
+    detector: Path,
+    classifier: Path,
+    out: Path,
+    recipe: TrainRecipe,
+    log: Callable[[str], None] = _log_default,
+) -> Path:
+    """Fit the card check on the shipped models' candidates in the fresh scenes."""
+    from vision.card_check_fit import candidate_table, fit_check, proposing_counter
+    from vision.settings import VisionSettings
+
+    if out.exists():
+        log(f"card check: already trained ({out})")
+        return out
+    for path in (detector, classifier):
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: missing (run the export and classifier stages)")
+    dirs = [data_root / name for name, *_ in recipe.check_sets]
+    for d in dirs:
+        if not (d / "truth").is_dir():
+            raise FileNotFoundError(f"{d}: missing (run the data stage)")
+    settings = VisionSettings()
+    t0 = time.time()
+    counter = proposing_counter(detector, classifier, settings, threads=recipe.threads)
+    x, y = candidate_table(dirs, counter, log)
+    log(f"card check: {len(x)} candidates, {int(y.sum())} real cards, {time.time() - t0:.0f} s")
+    notes = {
+        "sets": [list(s) for s in recipe.check_sets],
+        "detector_sha256": file_sha256(detector),
+        "classifier_sha256": file_sha256(classifier),
+        "candidate_min_confidence": settings.candidate_min_confidence,
+        "candidate_nms_iou": settings.candidate_nms_iou,
+    }
+    fit_check(
+        x,
+        y,
+        out,
+        hidden=recipe.check_hidden,
+        epochs=recipe.check_epochs,
+        seed=recipe.check_seed,
+        threads=recipe.threads,
+        notes=notes,
+        log=log,
+    )
+    log(f"card check: wrote {out} in {time.time() - t0:.0f} s")
+    return out

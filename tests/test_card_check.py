@@ -1,0 +1,162 @@
+"""The card check: facts about candidates, labels for fitting it, the model file, its use."""
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring.errors import ModelError
+from vision.card_check import FEATURES, CardCheck, candidate_features, edge_features
+from vision.card_check_fit import fit_check, greedy_labels
+from vision.cards import xywhr_to_corners
+from vision.counter import Counter
+from vision.settings import VisionSettings
+
+F = {name: k for k, name in enumerate(FEATURES)}
+DATA = Path(__file__).parent / "data"
+
+
+def boxes(*rows: tuple[float, float, float, float, float]) -> np.ndarray:
+    """Quads from (centre x, centre y, width, height, angle in degrees)."""
+    xywhr = np.array([[x, y, w, h, np.radians(a)] for x, y, w, h, a in rows], np.float32)
+    return xywhr_to_corners(xywhr)
+
+
+def table_with_card() -> tuple[np.ndarray, np.ndarray]:
+    """A dark table with one light upright 40 x 60 px card at (100, 100)."""
+    gray = np.full((200, 200), 40, np.uint8)
+    card = boxes((100, 100, 40, 60, 0))
+    cv2.fillConvexPoly(gray, card[0].astype(np.int32), 220)
+    return gray, card
+
+
+def features_of(corners: np.ndarray, confidence: list[float], gray: np.ndarray | None = None):
+    n = len(corners)
+    p = np.tile(np.array([[0.9, 0.05, 0.05]]), (n, 1))  # deck A, deck B, other
+    if gray is None:
+        gray = np.full((300, 300), 40, np.uint8)
+    return candidate_features(
+        gray,
+        corners,
+        np.array(confidence),
+        np.zeros(n, bool),
+        p,
+        np.array([True, True, False]),
+        2,
+    )
+
+
+def test_a_box_on_the_card_lies_on_edges_and_a_shifted_one_does_not() -> None:
+    gray, card = table_with_card()
+    shifted = boxes((120, 130, 40, 60, 0))  # half a card right and down
+    on = edge_features(gray, card)[0]
+    off = edge_features(gray, shifted)[0]
+    assert on[0] > 2 * off[0]  # the two strongest sides
+    assert on[1] > off[1]  # the weakest side
+    assert edge_features(gray, np.zeros((0, 4, 2), np.float32)).shape == (0, 4)
+
+
+def test_a_crossing_second_box_is_seen_against_the_stronger_one() -> None:
+    corners = boxes((100, 100, 40, 60, 0), (100, 100, 40, 60, 30), (200, 100, 40, 60, 0))
+    x = features_of(corners, [0.9, 0.6, 0.8])
+    assert x.shape == (3, len(FEATURES))
+    assert x[0, F["max_iou_stronger"]] == 0.0  # nothing outranks the first
+    assert x[1, F["max_iou_stronger"]] > 0.4  # the crossed copy overlaps it
+    assert x[1, F["confidence_of_that"]] == pytest.approx(0.9)
+    assert x[1, F["angle_to_that"]] == pytest.approx(30 / 90, abs=0.01)
+    assert x[1, F["same_name_as_that"]] == 1.0
+    assert x[0, F["max_iou_weaker"]] == pytest.approx(x[1, F["max_iou_stronger"]])
+    assert x[2, F["max_iou_any"]] == 0.0  # the card apart touches nothing
+    assert np.allclose(x[:, F["log_aspect_ratio"]], 0.0, atol=1e-3)  # all card-shaped
+    assert np.allclose(x[:, F["log_area_ratio"]], 0.0, atol=1e-3)  # all card-sized
+    assert features_of(np.zeros((0, 4, 2), np.float32), []).shape == (0, len(FEATURES))
+
+
+def test_a_box_of_the_wrong_shape_and_size_says_so() -> None:
+    corners = boxes((100, 100, 40, 60, 0), (200, 100, 40, 60, 0), (150, 200, 60, 60, 0))
+    x = features_of(corners, [0.9, 0.9, 0.5])
+    assert x[2, F["log_aspect_ratio"]] == pytest.approx(np.log(1 / 1.5), abs=1e-3)
+    assert x[2, F["log_area_ratio"]] == pytest.approx(np.log(1.5), abs=1e-3)
+
+
+def test_labels_go_to_the_most_confident_box_on_each_card() -> None:
+    truth = boxes((100, 100, 40, 60, 0), (300, 100, 40, 60, 0))
+    found = boxes(
+        (101, 100, 40, 60, 0),  # on card 1, less sure
+        (100, 101, 40, 60, 2),  # on card 1, most sure: takes it
+        (300, 130, 40, 60, 0),  # half off card 2: IoU 0.33
+        (500, 100, 40, 60, 0),  # nothing there
+    )
+    y = greedy_labels(found, np.array([0.7, 0.9, 0.8, 0.95]), truth)
+    assert y.tolist() == [0.0, 1.0, 0.0, 0.0]
+    assert greedy_labels(found, np.ones(4), np.zeros((0, 4, 2))).tolist() == [0, 0, 0, 0]
+
+
+def write_model(path: Path, **changes: object) -> Path:
+    """A one-layer check that trusts the detector's confidence alone."""
+    n = len(FEATURES)
+    weight = [[0.0] * n]
+    weight[0][F["confidence"]] = 10.0
+    data = {
+        "features": list(FEATURES),
+        "mean": [0.5] * n,
+        "scale": [1.0] * n,
+        "layers": [{"weight": weight, "bias": [0.0]}],
+    }
+    data.update(changes)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_model_file_gives_the_chance_it_describes(tmp_path: Path) -> None:
+    check = CardCheck(write_model(tmp_path / "check.json"))
+    x = np.zeros((3, len(FEATURES)))
+    x[:, F["confidence"]] = [0.5, 0.9, 0.1]
+    assert check.chance(x) == pytest.approx([0.5, 1 / (1 + np.exp(-4)), 1 / (1 + np.exp(4))])
+    assert len(check.sha256) == 64
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "not json",
+        json.dumps({"features": ["confidence"], "mean": [0], "scale": [1], "layers": []}),
+        None,  # a layer of the wrong width, written below
+    ],
+)
+def test_a_broken_model_file_is_refused(tmp_path: Path, content: str | None) -> None:
+    path = tmp_path / "check.json"
+    if content is None:
+        write_model(path, layers=[{"weight": [[1.0, 2.0]], "bias": [0.0]}])
+    else:
+        path.write_text(content)
+    with pytest.raises(ModelError, match="check.json"):
+        CardCheck(path)
+    with pytest.raises(ModelError, match="no such card check"):
+        CardCheck(tmp_path / "missing.json")
+
+
+def test_fitting_learns_a_separable_rule_and_writes_a_usable_file(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2000, len(FEATURES))).astype(np.float32)
+    y = (x[:, F["confidence"]] + x[:, F["edge_best_sides"]] > 0).astype(np.float32)
+    out = fit_check(
+        x, y, tmp_path / "check.json", hidden=(8,), epochs=30, lr=0.03, log=lambda _: None
+    )
+    check = CardCheck(out)
+    right = ((check.chance(x) >= 0.5) == (y == 1)).mean()
+    assert right > 0.95
+    assert json.loads(out.read_text())["trained"]["candidates"] == 2000
+
+
+def test_counting_with_and_without_the_check_names_its_models() -> None:
+    on = Counter(threads=1)
+    off = Counter(settings=VisionSettings(card_check=False), threads=1)
+    assert [p["name"] for p in on.model_info["parts"]][-1] == "tallero-check.json"
+    assert len(off.model_info["parts"]) == 2
+    assert on.model_info["sha256"] != off.model_info["sha256"]
+    image = cv2.imread(str(DATA / "scene_4242_000002.jpg"))
+    checked = on.count(image)
+    assert len(checked.cards) and (checked.cards.confidence <= 1.0).all()
