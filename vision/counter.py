@@ -271,7 +271,7 @@ class Counter:
             return merged
         xywhr = quads_to_xywhr(merged.corners)
         d = self.detector.settings
-        keep = rotated_nms(xywhr, merged.confidence, d.nms_iou, 4 * d.max_cards)
+        keep = rotated_nms(xywhr, merged.confidence, d.nms_iou, d.max_cards)
         return merged[keep]
 
     # -- counting ---------------------------------------------------------------------
