@@ -23,6 +23,7 @@ import numpy as np
 
 from scoring.errors import ModelError
 from vision.detector import file_sha256
+from vision.neighbours import quad_overlaps
 
 # Card shape: long side over short side of a Dutch Blitz card.
 CARD_ASPECT = 1.5
@@ -128,23 +129,6 @@ def edge_features(gray: np.ndarray, corners: np.ndarray, scale: float = 1.0) -> 
     ).astype(np.float32)
 
 
-def overlaps(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(n, n)`` intersection areas of the quads (0 on the diagonal) and each quad's area."""
-    n = len(corners)
-    quads = np.asarray(corners, np.float32).reshape(n, 4, 2)
-    area = np.abs(np.array([cv2.contourArea(q) for q in quads], np.float64) if n else np.zeros(0))
-    inter = np.zeros((n, n))
-    if n < 2:
-        return inter, area
-    centres = quads.mean(axis=1)
-    radius = np.linalg.norm(quads - centres[:, None, :], axis=2).max(axis=1)
-    dist = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
-    for i, j in np.argwhere(np.triu(dist < radius[:, None] + radius[None, :], k=1)):
-        a, _ = cv2.intersectConvexConvex(quads[i], quads[j])
-        inter[i, j] = inter[j, i] = a
-    return inter, area
-
-
 def candidate_features(
     gray: np.ndarray,
     corners: np.ndarray,
@@ -173,7 +157,7 @@ def candidate_features(
         return out
     quads = np.asarray(corners, np.float64).reshape(n, 4, 2)
     conf = np.asarray(confidence, np.float64)
-    inter, area = overlaps(quads)
+    inter, area = quad_overlaps(quads)
     union = area[:, None] + area[None, :] - inter
     iou = np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0)
     np.fill_diagonal(iou, 0.0)

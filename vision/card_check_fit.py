@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.card_check import FEATURES, candidate_features
+from vision.card_check import FEATURES
 from vision.evaluate import MATCH_IOU, quad_iou
 
 
@@ -63,8 +63,6 @@ def candidate_table(
     log: Callable[[str], None] = print,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Features and labels of every candidate in the scenes of ``directories``."""
-    import cv2
-
     from vision.imageio import load_image
 
     xs, ys = [], []
@@ -76,19 +74,7 @@ def candidate_table(
             image = load_image(Path(directory) / "images" / truth["image"], counter.settings)
             cards = counter.locate(image)
             p = counter.classifier.card_probabilities(image, cards)
-            profile = tuple(truth["decks"])
-            within, _ = counter.classifier.within_profile(p, profile)
-            xs.append(
-                candidate_features(
-                    cv2.cvtColor(image, cv2.COLOR_BGR2GRAY),
-                    cards.corners,
-                    cards.confidence,
-                    cards.side != 0,
-                    within,
-                    counter.classifier.profile_decks(profile),
-                    counter.classifier.other_class,
-                )
-            )
+            xs.append(counter.describe(image, cards, p, tuple(truth["decks"])))
             quads = np.asarray([c["corners"] for c in truth["cards"]], np.float32).reshape(-1, 4, 2)
             ys.append(greedy_labels(cards.corners, cards.confidence, quads))
             if (k + 1) % 200 == 0 or k + 1 == len(files):

@@ -317,6 +317,27 @@ class Counter:
             timings_s={"decode": t1 - t0, "detect": t2 - t1, "classify": t3 - t2},
         )
 
+    def describe(
+        self,
+        image_bgr: np.ndarray,
+        candidates: Cards,
+        probabilities: np.ndarray,
+        profile: tuple[str, ...],
+    ) -> np.ndarray:
+        """The facts the card check reads about each candidate (`candidate_features`)."""
+        import cv2
+
+        within, _ = self.classifier.within_profile(probabilities, profile)
+        return candidate_features(
+            cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY),
+            candidates.corners,
+            candidates.confidence,
+            candidates.side != BACK,
+            within,
+            self.classifier.profile_decks(profile),
+            self.classifier.other_class,
+        )
+
     def checked(
         self,
         image_bgr: np.ndarray,
@@ -331,21 +352,8 @@ class Counter:
         assert self.check is not None
         if not len(candidates):
             return candidates, probabilities
-        import cv2
-
         s = self.settings
-        gray = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
-        within, _ = self.classifier.within_profile(probabilities, profile)
-        features = candidate_features(
-            gray,
-            candidates.corners,
-            candidates.confidence,
-            candidates.side != BACK,
-            within,
-            self.classifier.profile_decks(profile),
-            self.classifier.other_class,
-        )
-        chance = self.check.chance(features)
+        chance = self.check.chance(self.describe(image_bgr, candidates, probabilities, profile))
         idx = np.flatnonzero(chance >= s.min_card_chance)
         idx = idx[np.argsort(-chance[idx], kind="stable")]
         if len(idx):

@@ -26,6 +26,23 @@ import numpy as np
 CONTACT_GROWTH = 0.08
 
 
+def quad_overlaps(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(n, n)`` intersection areas of the quads (0 on the diagonal) and each quad's area."""
+    n = len(corners)
+    quads = np.asarray(corners, np.float32).reshape(n, 4, 2)
+    area = np.abs(np.array([cv2.contourArea(q) for q in quads], np.float64) if n else np.zeros(0))
+    inter = np.zeros((n, n))
+    if n < 2:
+        return inter, area
+    centres = quads.mean(axis=1)
+    radius = np.linalg.norm(quads - centres[:, None, :], axis=2).max(axis=1)
+    dist = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
+    for i, j in np.argwhere(np.triu(dist < radius[:, None] + radius[None, :], k=1)):
+        a, _ = cv2.intersectConvexConvex(quads[i], quads[j])
+        inter[i, j] = inter[j, i] = a
+    return inter, area
+
+
 def touching_pairs(corners: np.ndarray) -> list[tuple[int, int]]:
     """Pairs ``(i, j)``, ``i < j``, of quads that overlap or touch (after a slight growth)."""
     n = len(corners)
@@ -34,15 +51,8 @@ def touching_pairs(corners: np.ndarray) -> list[tuple[int, int]]:
     quads = np.asarray(corners, np.float32).reshape(n, 4, 2)
     centres = quads.mean(axis=1)
     grown = centres[:, None, :] + (quads - centres[:, None, :]) * (1.0 + CONTACT_GROWTH)
-    radius = np.linalg.norm(grown - centres[:, None, :], axis=2).max(axis=1)
-    dist = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
-    close = np.argwhere(np.triu(dist < radius[:, None] + radius[None, :], k=1))
-    pairs = []
-    for i, j in close:
-        area, _ = cv2.intersectConvexConvex(grown[i], grown[j])
-        if area > 0.0:
-            pairs.append((int(i), int(j)))
-    return pairs
+    inter, _ = quad_overlaps(grown)
+    return [(int(i), int(j)) for i, j in np.argwhere(np.triu(inter > 0.0, k=1))]
 
 
 def neighbour_consensus(
