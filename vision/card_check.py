@@ -27,6 +27,12 @@ from vision.neighbours import quad_overlaps
 
 # Card shape: long side over short side of a Dutch Blitz card.
 CARD_ASPECT = 1.5
+# Candidates the detector is clear about set the image's typical card size and are the
+# neighbours a candidate is lined up against.
+CLEAR_CONFIDENCE = 0.5
+# How many candidates pass the detector's own bar (VisionSettings' default) says how
+# crowded the image is.
+DETECTOR_SURE = 0.35
 
 FEATURES = (
     "confidence",
@@ -152,9 +158,8 @@ def candidate_features(
         other_class: index of the ``other`` class (-1: the classifier has none).
     """
     n = len(corners)
-    out = np.zeros((n, len(FEATURES)), np.float32)
     if n == 0:
-        return out
+        return np.zeros((0, len(FEATURES)), np.float32)
     quads = np.asarray(corners, np.float64).reshape(n, 4, 2)
     conf = np.asarray(confidence, np.float64)
     inter, area = quad_overlaps(quads)
@@ -171,7 +176,7 @@ def candidate_features(
     that = iou_s.argmax(axis=1)
     has_that = iou_s.max(axis=1) > 0
     axis = _long_axis_deg(quads)
-    sure = conf >= 0.5
+    sure = conf >= CLEAR_CONFIDENCE
     ref_area = float(np.median(area[sure])) if sure.any() else float(np.median(area))
     e01 = np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1)
     e12 = np.linalg.norm(quads[:, 2] - quads[:, 1], axis=1)
@@ -192,33 +197,40 @@ def candidate_features(
     other_p = p[:, other_class] if other_class >= 0 else np.zeros(n)
     if other_class >= 0:
         face_p[:, other_class] = 0.0
-    out[:, 0] = conf
-    out[:, 1] = np.asarray(is_face, bool)
-    out[:, 2] = np.log(np.maximum(area, 1.0) / max(ref_area, 1.0))
-    out[:, 3] = np.log(aspect / CARD_ASPECT)
-    out[:, 4] = iou_s.max(axis=1)
-    out[:, 5] = np.where(has_that, conf[that], 0.0)
-    out[:, 6] = np.where(has_that, gaps[np.arange(n), that], 0.0)
-    out[:, 7] = np.minimum(cover, 3.0)
-    out[:, 8] = np.log1p((iou_s > 0.2).sum(axis=1))
-    out[:, 9] = iou_w.max(axis=1)
-    out[:, 10] = iou.max(axis=1)
-    out[:, 11] = neighbour_gap
-    out[:, 12] = np.log1p(n_touch)
-    out[:, 13] = deck_p.max(axis=1)
-    out[:, 14] = other_p
-    out[:, 15] = face_p.max(axis=1)
-    out[:, 16] = np.where(has_that, best_deck == best_deck[that], False)
-    out[:, 17] = np.log1p((conf >= 0.35).sum())
     long_side = np.maximum(e01, e12)
     typical = float(np.median(long_side[sure])) if sure.any() else float(np.median(long_side))
-    out[:, 18:22] = edge_features(gray, quads, min(1.0, EDGE_CARD_LONG_SIDE_PX / max(typical, 1.0)))
+    edges = edge_features(gray, quads, min(1.0, EDGE_CARD_LONG_SIDE_PX / max(typical, 1.0)))
     h, w = gray.shape[:2]
     frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    for i in range(n):
-        inside, _ = cv2.intersectConvexConvex(quads[i].astype(np.float32), frame)
-        out[i, 22] = inside / max(area[i], 1e-9)
-    return out
+    inside = np.array(
+        [cv2.intersectConvexConvex(q.astype(np.float32), frame)[0] for q in quads]
+    ) / np.maximum(area, 1e-9)
+    columns = {
+        "confidence": conf,
+        "is_face": np.asarray(is_face, bool),
+        "log_area_ratio": np.log(np.maximum(area, 1.0) / max(ref_area, 1.0)),
+        "log_aspect_ratio": np.log(aspect / CARD_ASPECT),
+        "max_iou_stronger": iou_s.max(axis=1),
+        "confidence_of_that": np.where(has_that, conf[that], 0.0),
+        "angle_to_that": np.where(has_that, gaps[np.arange(n), that], 0.0),
+        "cover_by_stronger": np.minimum(cover, 3.0),
+        "stronger_overlapping": np.log1p((iou_s > 0.2).sum(axis=1)),
+        "max_iou_weaker": iou_w.max(axis=1),
+        "max_iou_any": iou.max(axis=1),
+        "angle_to_neighbours": neighbour_gap,
+        "touching_neighbours": np.log1p(n_touch),
+        "best_deck_probability": deck_p.max(axis=1),
+        "other_probability": other_p,
+        "face_probability": face_p.max(axis=1),
+        "same_name_as_that": np.where(has_that, best_deck == best_deck[that], False),
+        "log_candidates": np.full(n, np.log1p((conf >= DETECTOR_SURE).sum())),
+        "edge_best_sides": edges[:, 0],
+        "edge_worst_side": edges[:, 1],
+        "edge_peak_best_sides": edges[:, 2],
+        "edge_peak_worst_side": edges[:, 3],
+        "inside_image": inside,
+    }
+    return np.column_stack([columns[name] for name in FEATURES]).astype(np.float32)
 
 
 class CardCheck:
