@@ -1,0 +1,93 @@
+"""How much the card check leaves on the table: ``python -m vision.check_room DIR``.
+
+A labelled synthetic set (images/, truth/) is counted three ways:
+
+- ``detector``: the detector's own thresholds decide which boxes are cards (no check);
+- ``check``: the shipped pipeline, the card check deciding;
+- ``perfect_check``: from the same candidates the check sees, exactly those that match a
+  truth card (IoU >= 0.5, one each) are kept, then named as usual.
+
+The last is what a flawless check would give with this detector and classifier: the gap
+between it and ``check`` is the check's, the gap between it and 1 is the detector's
+(cards never proposed) and the classifier's. One JSON object is printed, the headline
+figures of ``tallero eval`` per way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.counter import Count, Counter
+from vision.evaluate import Evaluation, counted_scenes, match_cards
+from vision.imageio import load_image
+
+HEADLINE = ("deck_exact", "image_exact", "mae", "card_precision", "card_recall")
+
+
+def perfect_count(counter: Counter, image_path: Path, truth: dict) -> Count:
+    """The count when exactly the candidates matching a truth card are kept."""
+    s = counter.settings
+    image = load_image(image_path, s)
+    candidates = counter.locate(image)
+    p = counter.classifier.card_probabilities(image, candidates)
+    quads = np.asarray([c["corners"] for c in truth["cards"]], np.float32).reshape(-1, 4, 2)
+    keep = np.array(sorted(i for i, _ in match_cards(candidates.corners, quads)), np.int64)
+    profile = tuple(truth["decks"])
+    named = counter.classifier.classify(
+        image,
+        candidates[keep],
+        profile,
+        s.neighbour_weight,
+        s.neighbour_floor,
+        probabilities=p[keep],
+    )
+    h, w = image.shape[:2]
+    return Count(str(image_path), (w, h), named, profile, counter.model_info)
+
+
+def check_room(
+    directory: Path,
+    limit: int | None = None,
+    threads: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Headline figures per way of choosing the cards (see the module docstring)."""
+    directory = Path(directory)
+    with_check = Counter(threads=threads)
+    if with_check.check is None:
+        raise ValueError("the card check is off in these settings; nothing to compare")
+    without = Counter(
+        settings=with_check.settings.with_overrides(card_check=False), threads=threads
+    )
+    ways = {"detector": Evaluation(), "check": Evaluation(), "perfect_check": Evaluation()}
+    for truth, count in counted_scenes(directory, with_check, limit, progress):
+        path = directory / "images" / truth["image"]
+        ways["check"].add(truth, count)
+        ways["detector"].add(truth, without.count(path, decks=tuple(truth["decks"])))
+        ways["perfect_check"].add(truth, perfect_count(with_check, path, truth))
+    out: dict[str, Any] = {"images": ways["check"].overall.images}
+    for name, ev in ways.items():
+        figures = ev.to_json()
+        out[name] = {k: figures[k] for k in HEADLINE}
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m vision.check_room", description=__doc__)
+    ap.add_argument("directory", type=Path)
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--threads", type=int, default=None)
+    args = ap.parse_args(argv)
+    if not (args.directory / "truth").is_dir():
+        ap.error(f"{args.directory}: not a labelled synthetic set (no truth/ folder)")
+    print(json.dumps(check_room(args.directory, args.limit, args.threads)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
