@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.card_check import FEATURES
-from vision.evaluate import MATCH_IOU, quad_iou
+from vision.evaluate import MATCH_IOU, quad_iou, truth_quads
 
 
 def greedy_labels(corners: np.ndarray, confidence: np.ndarray, truth: np.ndarray) -> np.ndarray:
@@ -48,12 +48,8 @@ def proposing_counter(detector: Path, classifier: Path, settings, threads: int |
     """A `Counter` whose `locate` proposes candidates the way the check sees them at run time."""
     from vision.counter import Counter
 
-    loose = settings.with_overrides(
-        card_check=False,
-        min_detection_confidence=settings.candidate_min_confidence,
-        nms_iou=settings.candidate_nms_iou,
-        max_cards=4 * settings.max_cards,
-    )
+    # The check's own settings for the detector, with no check to load yet.
+    loose = settings.proposing().with_overrides(card_check=False)
     return Counter(detector, classifier, settings=loose, threads=threads)
 
 
@@ -75,8 +71,7 @@ def candidate_table(
             cards = counter.locate(image)
             p = counter.classifier.card_probabilities(image, cards)
             xs.append(counter.describe(image, cards, p, tuple(truth["decks"])))
-            quads = np.asarray([c["corners"] for c in truth["cards"]], np.float32).reshape(-1, 4, 2)
-            ys.append(greedy_labels(cards.corners, cards.confidence, quads))
+            ys.append(greedy_labels(cards.corners, cards.confidence, truth_quads(truth)))
             if (k + 1) % 200 == 0 or k + 1 == len(files):
                 took = time.time() - t0
                 log(f"card check: {directory}: {k + 1}/{len(files)} scenes, {took:.0f} s")

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from vision.counter import Count, Counter
-from vision.evaluate import Evaluation, counted_scenes, match_cards
+from vision.evaluate import Evaluation, counted_scenes, match_cards, truth_quads
 from vision.imageio import load_image
 
 HEADLINE = ("deck_exact", "image_exact", "mae", "card_precision", "card_recall")
@@ -36,8 +36,8 @@ def perfect_count(counter: Counter, image_path: Path, truth: dict) -> Count:
     image = load_image(image_path, s)
     candidates = counter.locate(image)
     p = counter.classifier.card_probabilities(image, candidates)
-    quads = np.asarray([c["corners"] for c in truth["cards"]], np.float32).reshape(-1, 4, 2)
-    keep = np.array(sorted(i for i, _ in match_cards(candidates.corners, quads)), np.int64)
+    pairs = match_cards(candidates.corners, truth_quads(truth))
+    keep = np.array(sorted(i for i, _ in pairs), np.int64)
     profile = tuple(truth["decks"])
     named = counter.classifier.classify(
         image,

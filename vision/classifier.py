@@ -81,6 +81,10 @@ class DeckClassifier:
         crops = CardRectifier(image_bgr, self.width_px, self.height_px).crops(cards.corners)
         return self.probabilities(crops)
 
+    def allowed(self, profile: tuple[str, ...] | None) -> set[str]:
+        """The decks that can be on the table: the profile's, or every deck the model knows."""
+        return set(profile) if profile is not None else set(self.decks)
+
     def within_profile(
         self, probabilities: np.ndarray, profile: tuple[str, ...] | None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -90,7 +94,7 @@ class DeckClassifier:
         a classic game the ink alone settles the deck. A back that fits none of them still
         lands on "other" (unknown). Returns ``(p, possible)``, rows renormalised.
         """
-        allowed = set(profile) if profile is not None else set(self.decks)
+        allowed = self.allowed(profile)
         possible = np.array(
             [c.startswith(FACE_PREFIX) or c == OTHER or c in allowed for c in self.classes]
         )
@@ -100,7 +104,7 @@ class DeckClassifier:
 
     def profile_decks(self, profile: tuple[str, ...] | None) -> np.ndarray:
         """``(classes,)`` bool: the classes that are decks of the profile."""
-        allowed = set(profile) if profile is not None else set(self.decks)
+        allowed = self.allowed(profile)
         return np.array([c in allowed and c in self.decks for c in self.classes])
 
     @property
@@ -126,7 +130,7 @@ class DeckClassifier:
             return out
         if probabilities is None:
             probabilities = self.card_probabilities(image_bgr, cards)
-        allowed = set(profile) if profile is not None else set(self.decks)
+        allowed = self.allowed(profile)
         p, possible = self.within_profile(probabilities, profile)
         backs = cards.side == BACK
         looks_like_none = backs & (p.argmax(axis=1) == self._other)

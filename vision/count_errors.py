@@ -25,10 +25,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from vision.cards import Cards
-from vision.evaluate import counted_scenes, found_labels, match_cards, truth_label
+from vision.evaluate import counted_scenes, found_labels, match_cards, truth_label, truth_quads
 
 # Kinds that take a card away from the deck's count; the others add one.
 UNDER = ("missed_under_half", "missed", "named_otherwise")
@@ -36,8 +34,7 @@ UNDER = ("missed_under_half", "missed", "named_otherwise")
 
 def pair_errors(truth: dict[str, Any], cards: Cards) -> list[dict[str, Any]]:
     """One record per deck of ``truth`` whose count from ``cards`` is wrong."""
-    quads = np.asarray([c["corners"] for c in truth["cards"]], np.float32).reshape(-1, 4, 2)
-    found = {j: i for i, j in match_cards(cards.corners, quads)}
+    found = {j: i for i, j in match_cards(cards.corners, truth_quads(truth))}
     matched = set(found.values())
     names = found_labels(cards)
     out = []

@@ -151,12 +151,7 @@ class Counter:
             if s.card_check:
                 self.check = CardCheck(Path(check_path) if check_path else DEFAULT_CHECK)
                 # The detector proposes candidates; the check decides which are cards.
-                loose = s.with_overrides(
-                    min_detection_confidence=s.candidate_min_confidence,
-                    nms_iou=s.candidate_nms_iou,
-                    max_cards=4 * s.max_cards,
-                )
-                self.detector = OnnxDetector(model_path, loose, threads)
+                self.detector = OnnxDetector(model_path, s.proposing(), threads)
             else:
                 self.detector = OnnxDetector(model_path, s, threads)
         self.classifier = DeckClassifier(

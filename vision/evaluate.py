@@ -61,6 +61,11 @@ def match_cards(
     return out
 
 
+def truth_quads(truth: dict) -> np.ndarray:
+    """``(n, 4, 2)`` float32 corners of a scene's truth cards."""
+    return np.asarray([c["corners"] for c in truth["cards"]], np.float32).reshape(-1, 4, 2)
+
+
 def truth_label(card: dict) -> str:
     """What a truth card should be reported as: its deck, ``unknown`` or ``face``."""
     if card["side"] == "face":
@@ -139,8 +144,7 @@ class Evaluation:
     def add(self, truth: dict, count: Any) -> None:
         """Fold one image's truth and ``Count`` into the sums."""
         cards = count.cards
-        t_quads = np.asarray([c["corners"] for c in truth["cards"]], np.float32).reshape(-1, 4, 2)
-        pairs = match_cards(cards.corners, t_quads)
+        pairs = match_cards(cards.corners, truth_quads(truth))
         got = count.counts
         want = {d: int(truth["counts"].get(d, 0)) for d in truth["decks"]}
         exact_pairs = sum(got.get(d, 0) == n for d, n in want.items())

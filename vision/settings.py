@@ -96,6 +96,15 @@ class VisionSettings:
         if self.neighbour_floor <= 0:
             raise ValueError(f"neighbour_floor must be positive, got {self.neighbour_floor}")
 
+    def proposing(self) -> VisionSettings:
+        """The detector's settings when the card check decides: propose every candidate."""
+        return replace(
+            self,
+            min_detection_confidence=self.candidate_min_confidence,
+            nms_iou=self.candidate_nms_iou,
+            max_cards=4 * self.max_cards,
+        )
+
     def with_overrides(self, **changes: Any) -> VisionSettings:
         """A copy with some fields changed (unknown names raise ``TypeError``)."""
         return replace(self, **changes)
