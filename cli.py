@@ -749,11 +749,12 @@ def train(
         typer.Option(
             "--stage",
             help="all, data, detector, detector-refine, detector-polish, classifier, "
-            "classifier-refine, export or card-check.",
+            "classifier-refine, export, card-check or card-look.",
         ),
     ] = "all",
 ) -> None:
-    """Reproduce the shipped models: scenes, detector, deck classifier, ONNX export, card check.
+    """Reproduce the shipped models: scenes, detector, deck classifier, ONNX export, card check
+    and card look.
 
     Stages whose output exists are skipped; an interrupted detector resumes from its
     last epoch.
@@ -769,6 +770,7 @@ def train(
         "classifier-refine",
         "export",
         "card-check",
+        "card-look",
     )
     if stage != "all" and stage not in stages:
         raise UsageError(f"--stage must be all or one of {', '.join(stages)}")
@@ -815,6 +817,15 @@ def train(
             out / "tallero-cards.onnx",
             out / "tallero-decks.onnx",
             out / "tallero-check.json",
+            recipe,
+        )
+    if "card-look" in todo:
+        t.train_card_look(
+            data,
+            out / "tallero-cards.onnx",
+            out / "tallero-decks.onnx",
+            out / "tallero-check.json",
+            out / "tallero-look.onnx",
             recipe,
         )
 

@@ -154,7 +154,7 @@ def test_fitting_learns_a_separable_rule_and_writes_a_usable_file(tmp_path: Path
 def test_counting_with_and_without_the_check_names_its_models() -> None:
     on = Counter(threads=1)
     off = Counter(settings=VisionSettings(card_check=False), threads=1)
-    assert [p["name"] for p in on.model_info["parts"]][-1] == "tallero-check.json"
+    assert "tallero-check.json" in [p["name"] for p in on.model_info["parts"]]
     assert len(off.model_info["parts"]) == 2
     assert on.model_info["sha256"] != off.model_info["sha256"]
     image = cv2.imread(str(DATA / "scene_4242_000002.jpg"))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.train import TrainRecipe, polish_detector, refine_detector
+from vision.train import TrainRecipe, polish_detector, refine_detector, train_card_look
 
 
 def test_refine_needs_the_first_detector(tmp_path: Path) -> None:
@@ -24,6 +24,28 @@ def test_polish_needs_the_refine_data_yaml(tmp_path: Path) -> None:
     weights.write_bytes(b"not loaded before the data check")
     with pytest.raises(FileNotFoundError, match="cards-refine.yaml"):
         polish_detector(tmp_path, tmp_path / "runs", weights, TrainRecipe())
+
+
+def test_card_look_needs_the_card_check(tmp_path: Path) -> None:
+    models = Path(__file__).parents[1] / "models"
+    with pytest.raises(FileNotFoundError, match="check.json: missing"):
+        train_card_look(
+            tmp_path,
+            models / "tallero-cards.onnx",
+            models / "tallero-decks.onnx",
+            tmp_path / "check.json",
+            tmp_path / "look.onnx",
+            TrainRecipe(),
+        )
+    assert not (tmp_path / "look.onnx").exists()
+
+
+def test_the_look_learns_from_the_checks_scenes_and_more() -> None:
+    recipe = TrainRecipe()
+    check = {seed for _, _, seed, _ in recipe.check_sets}
+    more = {seed for _, _, seed, _ in recipe.look_extra_sets}
+    assert not check & more
+    assert not (check | more) & {recipe.train_seed, recipe.val_seed, recipe.classifier_extra_seed}
 
 
 def test_polish_trains_at_full_scene_size() -> None:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
 
 from vision.card_check import FEATURES
+from vision.cards import Cards
 from vision.evaluate import MATCH_IOU, quad_iou, truth_quads
 
 
@@ -53,15 +54,15 @@ def proposing_counter(detector: Path, classifier: Path, settings, threads: int |
     return Counter(detector, classifier, settings=loose, threads=threads)
 
 
-def candidate_table(
+def proposed_scenes(
     directories: Iterable[Path],
     counter,  # noqa: ANN001 - a vision.counter.Counter from `proposing_counter`
+    what: str,
     log: Callable[[str], None] = print,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Features and labels of every candidate in the scenes of ``directories``."""
+) -> Iterator[tuple[dict, np.ndarray, Cards, np.ndarray, np.ndarray]]:
+    """Every scene's truth, image, candidates, their facts and labels, with progress lines."""
     from vision.imageio import load_image
 
-    xs, ys = [], []
     for directory in directories:
         files = sorted((Path(directory) / "truth").glob("*.json"))
         t0 = time.time()
@@ -70,11 +71,24 @@ def candidate_table(
             image = load_image(Path(directory) / "images" / truth["image"], counter.settings)
             cards = counter.locate(image)
             p = counter.classifier.card_probabilities(image, cards)
-            xs.append(counter.describe(image, cards, p, tuple(truth["decks"])))
-            ys.append(greedy_labels(cards.corners, cards.confidence, truth_quads(truth)))
+            facts = counter.describe(image, cards, p, tuple(truth["decks"]))
+            labels = greedy_labels(cards.corners, cards.confidence, truth_quads(truth))
+            yield truth, image, cards, facts, labels
             if (k + 1) % 200 == 0 or k + 1 == len(files):
                 took = time.time() - t0
-                log(f"card check: {directory}: {k + 1}/{len(files)} scenes, {took:.0f} s")
+                log(f"{what}: {directory}: {k + 1}/{len(files)} scenes, {took:.0f} s")
+
+
+def candidate_table(
+    directories: Iterable[Path],
+    counter,  # noqa: ANN001 - a vision.counter.Counter from `proposing_counter`
+    log: Callable[[str], None] = print,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Features and labels of every candidate in the scenes of ``directories``."""
+    xs, ys = [], []
+    for _, _, _, facts, labels in proposed_scenes(directories, counter, "card check", log):
+        xs.append(facts)
+        ys.append(labels)
     return np.concatenate(xs), np.concatenate(ys)
 
 

@@ -3,7 +3,7 @@
 A labelled synthetic set (images/, truth/) is counted three ways:
 
 - ``detector``: the detector's own thresholds decide which boxes are cards (no check);
-- ``check``: the shipped pipeline, the card check deciding;
+- ``check``: the shipped pipeline, the card check (and its card look) deciding;
 - ``perfect_check``: from the same candidates the check sees, exactly those that match a
   truth card (IoU >= 0.5, one each) are kept, then named as usual.
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from scoring.errors import ModelError
 from vision.card_check import CardCheck, candidate_features
+from vision.card_look import CardLook
 from vision.cards import BACK, SIDE_NAMES, Cards
 from vision.classifier import DeckClassifier
 from vision.detector import OnnxDetector, rotated_nms
@@ -27,6 +28,7 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_DETECTOR = MODELS_DIR / "tallero-cards.onnx"
 DEFAULT_CLASSIFIER = MODELS_DIR / "tallero-decks.onnx"
 DEFAULT_CHECK = MODELS_DIR / "tallero-check.json"
+DEFAULT_LOOK = MODELS_DIR / "tallero-look.onnx"
 
 
 @dataclass
@@ -127,6 +129,8 @@ class Counter:
         live: favour speed on webcam frames (a quick low-resolution look first).
         check_path: the card check (`vision.card_check`); defaults to the shipped one.
             Used with an ONNX detector when ``settings.card_check`` is on.
+        look_path: the card look (`vision.card_look`); defaults to the shipped one. Used
+            with the check when ``settings.card_look`` is on.
     """
 
     def __init__(
@@ -138,11 +142,13 @@ class Counter:
         threads: int | None = None,
         live: bool = False,
         check_path: Path | None = None,
+        look_path: Path | None = None,
     ) -> None:
         self.settings = s = settings or VisionSettings()
         self.live = live
         model_path = Path(model_path) if model_path else DEFAULT_DETECTOR
         self.check: CardCheck | None = None
+        self.look: CardLook | None = None
         if model_path.suffix == ".pt":
             from vision.detector import UltralyticsDetector
 
@@ -150,6 +156,8 @@ class Counter:
         else:
             if s.card_check:
                 self.check = CardCheck(Path(check_path) if check_path else DEFAULT_CHECK)
+                if s.card_look:
+                    self.look = CardLook(Path(look_path) if look_path else DEFAULT_LOOK, threads)
                 # The detector proposes candidates; the check decides which are cards.
                 self.detector = OnnxDetector(model_path, s.proposing(), threads)
             else:
@@ -168,6 +176,8 @@ class Counter:
         parts: list[Any] = [self.detector, self.classifier]
         if self.check is not None:
             parts.append(self.check)
+        if self.look is not None:
+            parts.append(self.look)
         combined = hashlib.sha256("".join(p.sha256 for p in parts).encode()).hexdigest()
         self.model_info = {
             "name": "+".join(p.name for p in parts),
@@ -333,6 +343,21 @@ class Counter:
             self.classifier.other_class,
         )
 
+    def chances(
+        self,
+        image_bgr: np.ndarray,
+        candidates: Cards,
+        probabilities: np.ndarray,
+        profile: tuple[str, ...],
+    ) -> np.ndarray:
+        """``(n,)`` each candidate's chance of being a real card (check, then look)."""
+        assert self.check is not None
+        facts = self.describe(image_bgr, candidates, probabilities, profile)
+        chance = self.check.chance(facts)
+        if self.look is not None:
+            chance = self.look.refine(image_bgr, candidates.corners, facts, chance)
+        return chance
+
     def checked(
         self,
         image_bgr: np.ndarray,
@@ -342,13 +367,14 @@ class Counter:
     ) -> tuple[Cards, np.ndarray]:
         """The candidates the card check keeps, the likeliest first, and their probabilities.
 
-        A kept card's confidence becomes the check's chance that it is a real card.
+        A kept card's confidence becomes the chance that it is a real card: the check's,
+        or the card look's for the candidates the check is unsure of.
         """
         assert self.check is not None
         if not len(candidates):
             return candidates, probabilities
         s = self.settings
-        chance = self.check.chance(self.describe(image_bgr, candidates, probabilities, profile))
+        chance = self.chances(image_bgr, candidates, probabilities, profile)
         idx = np.flatnonzero(chance >= s.min_card_chance)
         idx = idx[np.argsort(-chance[idx], kind="stable")]
         if len(idx):

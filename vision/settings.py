@@ -28,6 +28,9 @@ class VisionSettings:
     # 0.891 / 0.877; IoU 0.6 at 0.5 gave 0.767. 0.4 keeps recall: a card between 0.4 and
     # 0.5 is counted and marked uncertain for a person to look at, not silently dropped.
     card_check: bool = True
+    # The card look (vision/card_look.py) gives the chance instead of the check for the
+    # candidates the check is unsure of (its band); only with the check.
+    card_look: bool = True
     candidate_min_confidence: float = 0.08
     candidate_nms_iou: float = 0.7
     min_card_chance: float = 0.4

@@ -70,6 +70,15 @@ class TrainRecipe:
     check_hidden: tuple[int, ...] = (64, 32)
     check_epochs: int = 40
     check_seed: int = 0
+    # Card look: a CNN over the candidates the check is unsure of, fitted on the check's
+    # scenes and these (same layouts, other seeds).
+    look_extra_sets: tuple[tuple[str, int, int, str], ...] = (
+        ("more-mixed", 1200, 1103, "mixed"),
+        ("more-sorted", 600, 1104, "sorted"),
+        ("more-blitz", 600, 1105, "blitz"),
+    )
+    look_epochs: int = 4
+    look_seed: int = 0
     threads: int = 2
 
 
@@ -86,6 +95,7 @@ def make_data(root: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log
         ("val", recipe.val_images, recipe.val_seed, "mixed"),
         ("classifier", recipe.classifier_extra_images, recipe.classifier_extra_seed, "mixed"),
         *recipe.check_sets,
+        *recipe.look_extra_sets,
     ):
         out = root / split
         have = len(list((out / "truth").glob("*.json"))) if (out / "truth").is_dir() else 0
@@ -493,4 +503,60 @@ def train_card_check(
         log=log,
     )
     log(f"card check: wrote {out} in {time.time() - t0:.0f} s")
+    return out
+
+
+def train_card_look(
+    data_root: Path,
+    detector: Path,
+    classifier: Path,
+    check: Path,
+    out: Path,
+    recipe: TrainRecipe,
+    log: Callable[[str], None] = _log_default,
+) -> Path:
+    """Fit the card look on the crops of the candidates the shipped check is unsure of."""
+    from vision.card_check import CardCheck
+    from vision.card_check_fit import proposing_counter
+    from vision.card_look_fit import LookShape, fit_look, look_table
+    from vision.settings import VisionSettings
+
+    if out.exists():
+        log(f"card look: already trained ({out})")
+        return out
+    for path in (detector, classifier, check):
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"{path}: missing (run the export, classifier and card-check stages)"
+            )
+    sets = (*recipe.check_sets, *recipe.look_extra_sets)
+    dirs = [data_root / name for name, *_ in sets]
+    for d in dirs:
+        if not (d / "truth").is_dir():
+            raise FileNotFoundError(f"{d}: missing (run the data stage)")
+    shape = LookShape()
+    t0 = time.time()
+    counter = proposing_counter(detector, classifier, VisionSettings(), threads=recipe.threads)
+    crops, facts, labels = look_table(dirs, counter, CardCheck(check), shape, log)
+    took = time.time() - t0
+    log(f"card look: {len(labels)} candidates in the band, {int(labels.sum())} cards, {took:.0f} s")
+    notes = {
+        "sets": [list(s) for s in sets],
+        "detector_sha256": file_sha256(detector),
+        "classifier_sha256": file_sha256(classifier),
+        "check_sha256": file_sha256(check),
+    }
+    fit_look(
+        crops,
+        facts,
+        labels,
+        out,
+        shape,
+        epochs=recipe.look_epochs,
+        seed=recipe.look_seed,
+        threads=recipe.threads,
+        notes=notes,
+        log=log,
+    )
+    log(f"card look: wrote {out} in {time.time() - t0:.0f} s")
     return out
