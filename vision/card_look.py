@@ -15,7 +15,6 @@ within its band (the clear ones keep the check's chance), and fitted by
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +22,7 @@ import numpy as np
 from scoring.errors import ModelError
 from vision.card_check import FEATURES
 from vision.crops import CardRectifier, to_blob
-from vision.detector import file_sha256
+from vision.detector import cpu_session, file_sha256
 
 TASK = "tallero-card-look"
 
@@ -55,15 +54,8 @@ class CardLook:
         self.path = Path(path)
         if not self.path.is_file():
             raise ModelError(f"{self.path}: no such card look model")
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or min(os.cpu_count() or 1, 4)
-        options.inter_op_num_threads = 1
         try:
-            self.session = ort.InferenceSession(
-                str(self.path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
+            self.session = cpu_session(self.path, threads)
             meta = self.session.get_modelmeta().custom_metadata_map
             if meta.get("task") != TASK:
                 raise ModelError(f"{self.path}: not a card look model")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +10,7 @@ import numpy as np
 from scoring.errors import ModelError
 from vision.cards import BACK, FACE, Cards
 from vision.crops import CardRectifier, to_blob
-from vision.detector import file_sha256
+from vision.detector import cpu_session, file_sha256
 from vision.neighbours import neighbour_consensus
 
 FACE_PREFIX = "face:"
@@ -36,15 +35,8 @@ class DeckClassifier:
             raise ModelError(f"{self.path}: no such deck classifier")
         if not 0.0 <= min_deck_probability <= 1.0:
             raise ValueError("min_deck_probability must be within [0, 1]")
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or min(os.cpu_count() or 1, 4)
-        options.inter_op_num_threads = 1
         try:
-            self.session = ort.InferenceSession(
-                str(self.path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
+            self.session = cpu_session(self.path, threads)
             meta = self.session.get_modelmeta().custom_metadata_map
             self.classes: tuple[str, ...] = tuple(json.loads(meta["classes"]))
             self.width_px = int(meta["crop_width_px"])

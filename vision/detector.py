@@ -64,6 +64,21 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def cpu_session(path: Path, threads: int | None = None):  # noqa: ANN201 - onnxruntime's type
+    """An onnxruntime CPU session of ``path`` on ``threads`` (default: all cores, at most 4).
+
+    Raises whatever onnxruntime raises for a file it cannot load.
+    """
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads or min(os.cpu_count() or 1, 4)
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+
+
 def rotated_nms(xywhr: np.ndarray, scores: np.ndarray, iou: float, limit: int) -> np.ndarray:
     """Indices kept by class-agnostic NMS on rotated boxes (angle in radians)."""
     if not len(xywhr):
@@ -87,18 +102,8 @@ class OnnxDetector:
         self.settings = settings or VisionSettings()
         if not self.path.is_file():
             raise ModelError(f"{self.path}: no such detector model")
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        n = threads or min(os.cpu_count() or 1, 4)
-        options.intra_op_num_threads = n
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         try:
-            self.session = ort.InferenceSession(
-                str(self.path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
+            self.session = cpu_session(self.path, threads)
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise ModelError(f"{self.path}: not a usable ONNX detector ({exc})") from None
         meta = self.session.get_modelmeta().custom_metadata_map
