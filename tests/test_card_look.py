@@ -9,7 +9,7 @@ import pytest
 from scoring.errors import ModelError
 from vision.card_check import FEATURES
 from vision.card_look import CardLook, logit, widened
-from vision.card_look_fit import LookShape, fit_look
+from vision.card_look_fit import LookShape, cached_table, fit_look
 from vision.counter import DEFAULT_CLASSIFIER, Counter
 from vision.settings import VisionSettings
 
@@ -93,3 +93,22 @@ def test_counting_names_the_look_and_it_can_be_turned_off() -> None:
     looked = on.count(image)
     assert len(looked.cards) and (looked.cards.confidence <= 1.0).all()
     assert (looked.cards.confidence >= on.settings.min_card_chance).all()
+
+
+def test_the_table_is_built_once_per_models_and_scenes(tmp_path: Path) -> None:
+    builds = []
+
+    def build() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        builds.append(1)
+        return bright_or_dark(8, seed=len(builds))
+
+    path = tmp_path / "table.npz"
+    first = cached_table(path, {"check_sha256": "a"}, build, log=lambda _: None)
+    again = cached_table(path, {"check_sha256": "a"}, build, log=lambda _: None)
+    assert len(builds) == 1
+    for a, b in zip(first, again, strict=True):
+        assert np.array_equal(a, b)
+    other = cached_table(path, {"check_sha256": "b"}, build, log=lambda _: None)
+    assert len(builds) == 2
+    assert not np.array_equal(other[1], first[1])
+    assert [p.name for p in tmp_path.iterdir()] == ["table.npz"]

@@ -61,6 +61,35 @@ def look_table(
     )
 
 
+def cached_table(
+    path: Path,
+    key: dict,
+    build: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]],
+    log: Callable[[str], None] = print,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The look's table from ``path`` when it was built for ``key``, else built and saved.
+
+    Building the table (proposing, checking and cropping thousands of scenes) takes far
+    longer than fitting, so a refit with other epochs reuses it; any change of models,
+    scene sets or crop shape (all in ``key``) builds it again.
+    """
+    path = Path(path)
+    stamp = json.dumps(key, sort_keys=True)
+    if path.is_file():
+        with np.load(path) as saved:
+            if str(saved["key"]) == stamp:
+                log(f"card look: reusing the table in {path}")
+                return saved["crops"], saved["facts"], saved["labels"]
+        log(f"card look: {path} was built for other models or scenes; building again")
+    crops, facts, labels = build()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        np.savez(fh, key=np.array(stamp), crops=crops, facts=facts, labels=labels)
+    tmp.replace(path)
+    return crops, facts, labels
+
+
 def _net(n_facts: int, mean: np.ndarray, scale: np.ndarray):  # noqa: ANN202
     import torch
     from torch import nn

@@ -518,7 +518,7 @@ def train_card_look(
     """Fit the card look on the crops of the candidates the shipped check is unsure of."""
     from vision.card_check import CardCheck
     from vision.card_check_fit import proposing_counter
-    from vision.card_look_fit import LookShape, fit_look, look_table
+    from vision.card_look_fit import LookShape, cached_table, fit_look, look_table
     from vision.settings import VisionSettings
 
     if out.exists():
@@ -536,16 +536,22 @@ def train_card_look(
             raise FileNotFoundError(f"{d}: missing (run the data stage)")
     shape = LookShape()
     t0 = time.time()
-    counter = proposing_counter(detector, classifier, VisionSettings(), threads=recipe.threads)
-    crops, facts, labels = look_table(dirs, counter, CardCheck(check), shape, log)
-    took = time.time() - t0
-    log(f"card look: {len(labels)} candidates in the band, {int(labels.sum())} cards, {took:.0f} s")
     notes = {
         "sets": [list(s) for s in sets],
         "detector_sha256": file_sha256(detector),
         "classifier_sha256": file_sha256(classifier),
         "check_sha256": file_sha256(check),
     }
+
+    def build() -> tuple:
+        counter = proposing_counter(detector, classifier, VisionSettings(), threads=recipe.threads)
+        return look_table(dirs, counter, CardCheck(check), shape, log)
+
+    crops, facts, labels = cached_table(
+        data_root / "card-look-table.npz", {**notes, "shape": asdict(shape)}, build, log
+    )
+    took = time.time() - t0
+    log(f"card look: {len(labels)} candidates in the band, {int(labels.sum())} cards, {took:.0f} s")
     fit_look(
         crops,
         facts,
