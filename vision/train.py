@@ -457,6 +457,16 @@ def _save_classifier(net, out: Path, classes: tuple[str, ...], recipe: TrainReci
     torch.save(net.state_dict(), out.with_suffix(".pt"))
 
 
+def _require(models: tuple[Path, ...], stages: str, scene_dirs: list[Path]) -> None:
+    """Refuse to start a fitting stage without the models and scenes it builds on."""
+    for path in models:
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: missing (run {stages})")
+    for d in scene_dirs:
+        if not (d / "truth").is_dir():
+            raise FileNotFoundError(f"{d}: missing (run the data stage)")
+
+
 def train_card_check(
     data_root: Path,
     detector: Path,
@@ -472,13 +482,8 @@ def train_card_check(
     if out.exists():
         log(f"card check: already trained ({out})")
         return out
-    for path in (detector, classifier):
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: missing (run the export and classifier stages)")
     dirs = [data_root / name for name, *_ in recipe.check_sets]
-    for d in dirs:
-        if not (d / "truth").is_dir():
-            raise FileNotFoundError(f"{d}: missing (run the data stage)")
+    _require((detector, classifier), "the export and classifier stages", dirs)
     settings = VisionSettings()
     t0 = time.time()
     counter = proposing_counter(detector, classifier, settings, threads=recipe.threads)
@@ -524,16 +529,9 @@ def train_card_look(
     if out.exists():
         log(f"card look: already trained ({out})")
         return out
-    for path in (detector, classifier, check):
-        if not path.is_file():
-            raise FileNotFoundError(
-                f"{path}: missing (run the export, classifier and card-check stages)"
-            )
     sets = (*recipe.check_sets, *recipe.look_extra_sets)
     dirs = [data_root / name for name, *_ in sets]
-    for d in dirs:
-        if not (d / "truth").is_dir():
-            raise FileNotFoundError(f"{d}: missing (run the data stage)")
+    _require((detector, classifier, check), "the export, classifier and card-check stages", dirs)
     shape = LookShape()
     t0 = time.time()
     notes = {
