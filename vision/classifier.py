@@ -25,10 +25,21 @@ class DeckClassifier:
     ``neighbour_weight``, combined with the backs it touches: see `vision.neighbours`); it
     is unknown when that class is ``other`` or is less probable than
     ``min_deck_probability``.
+
+    With ``balance_decks``, naming first divides each of the profile's decks' probability by
+    how often the classifier saw that deck in training (``class_counts`` in its metadata;
+    models without it are left as they are), keeping the decks' sum: the built-in
+    classifier saw each classic deck about 2.5 times as often as each expansion deck
+    (classic decks lie in every scene), so in an 8-deck game it leaned to the classic deck
+    of the same ink. How likely a back is to be any deck rather than ``other`` is kept.
     """
 
     def __init__(
-        self, path: Path, threads: int | None = None, min_deck_probability: float = 0.5
+        self,
+        path: Path,
+        threads: int | None = None,
+        min_deck_probability: float = 0.5,
+        balance_decks: bool = True,
     ) -> None:
         self.path = Path(path)
         if not self.path.is_file():
@@ -41,6 +52,7 @@ class DeckClassifier:
             self.classes: tuple[str, ...] = tuple(json.loads(meta["classes"]))
             self.width_px = int(meta["crop_width_px"])
             self.height_px = int(meta["crop_height_px"])
+            counts = json.loads(meta["class_counts"]) if "class_counts" in meta else None
         except ModelError:
             raise
         except Exception as exc:  # onnxruntime and json raise untyped errors
@@ -56,6 +68,21 @@ class DeckClassifier:
         )
         self.sha256 = file_sha256(self.path)
         self.name = self.path.stem
+        self.deck_weights = self._deck_weights(counts) if balance_decks else None
+
+    def _deck_weights(self, counts: object) -> np.ndarray | None:
+        """``(classes,)`` factors that even out the decks' training counts (None: no counts)."""
+        if counts is None:
+            return None
+        n = np.asarray(counts, dtype=np.float64)
+        if n.shape != (len(self.classes),) or (n < 0).any():
+            raise ModelError(f"{self.path}: class_counts do not match its {len(self.classes)} classes")
+        is_deck = np.array([c in self.decks for c in self.classes])
+        if not is_deck.any() or (n[is_deck] == 0).any():
+            return None
+        weights = np.ones(len(self.classes))
+        weights[is_deck] = n[is_deck].max() / n[is_deck]
+        return weights
 
     def probabilities(self, crops_bgr: np.ndarray) -> np.ndarray:
         """``(n, classes)`` softmax probabilities of ``(n, h, w, 3)`` crops."""
@@ -72,6 +99,19 @@ class DeckClassifier:
             return np.zeros((0, len(self.classes)), np.float32)
         crops = CardRectifier(image_bgr, self.width_px, self.height_px).crops(cards.corners)
         return self.probabilities(crops)
+
+    def balanced(self, probabilities: np.ndarray, decks: np.ndarray) -> np.ndarray:
+        """Probabilities with the ``decks``' share of their sum evened out by `deck_weights`.
+
+        Only how the decks split their summed probability changes: how likely a back is to
+        be one of the decks at all, rather than ``other`` or a face, stays as it was.
+        """
+        if self.deck_weights is None:
+            return probabilities
+        q = np.where(decks, probabilities * self.deck_weights, 0.0)
+        mass = np.where(decks, probabilities, 0.0).sum(axis=1, keepdims=True)
+        q = q * (mass / np.maximum(q.sum(axis=1, keepdims=True), 1e-12))
+        return np.where(decks, q, probabilities)
 
     def allowed(self, profile: tuple[str, ...] | None) -> set[str]:
         """The decks that can be on the table: the profile's, or every deck the model knows."""
@@ -124,6 +164,8 @@ class DeckClassifier:
             probabilities = self.card_probabilities(image_bgr, cards)
         allowed = self.allowed(profile)
         p, possible = self.within_profile(probabilities, profile)
+        if self.deck_weights is not None:
+            p = self.balanced(p, self.profile_decks(profile))
         backs = cards.side == BACK
         looks_like_none = backs & (p.argmax(axis=1) == self._other)
         p = neighbour_consensus(

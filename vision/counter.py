@@ -163,7 +163,9 @@ class Counter:
             else:
                 self.detector = OnnxDetector(model_path, s, threads)
         self.classifier = DeckClassifier(
-            Path(classifier_path) if classifier_path else DEFAULT_CLASSIFIER, threads
+            Path(classifier_path) if classifier_path else DEFAULT_CLASSIFIER,
+            threads,
+            balance_decks=s.balance_decks,
         )
         if decks is not None:
             unknown = [d for d in decks if d not in self.classifier.decks]

@@ -46,6 +46,36 @@ def default_classes(decks: tuple[str, ...], colors: tuple[str, ...]) -> tuple[st
     return tuple(decks) + tuple(FACE_PREFIX + c for c in colors) + (OTHER,)
 
 
+def class_counts(dataset_dirs: list[Path], classes: tuple[str, ...]) -> list[int]:
+    """How many truth cards of each class the scenes hold (the truth-corner crops' labels)."""
+    counts = dict.fromkeys(classes, 0)
+    for d in dataset_dirs:
+        for tf in sorted((Path(d) / "truth").glob("*.json")):
+            for card in json.loads(tf.read_text())["cards"]:
+                label = class_of(card)
+                if label in counts:
+                    counts[label] += 1
+    return [counts[c] for c in classes]
+
+
+def stamp_metadata(path: Path, extra: dict[str, str]) -> Path:
+    """Set metadata keys of an ONNX file (replacing keys it has), written atomically."""
+    import onnx
+
+    path = Path(path)
+    model = onnx.load(str(path))
+    kept = [p for p in model.metadata_props if p.key not in extra]
+    del model.metadata_props[:]
+    model.metadata_props.extend(kept)
+    for key, value in extra.items():
+        prop = model.metadata_props.add()
+        prop.key, prop.value = key, value
+    tmp = path.with_name(path.name + ".tmp")
+    onnx.save(model, str(tmp))
+    tmp.replace(path)
+    return path
+
+
 def _crop_set(
     images: list[np.ndarray],
     labels: list[int],
@@ -305,8 +335,11 @@ def export_onnx(
     height_px: int,  # noqa: ANN001
     extra: dict[str, str] | None = None,
 ) -> Path:
-    """Write the classifier as ONNX (inputs ``crops``; outputs ``logits``, ``embedding``)."""
-    import onnx
+    """Write the classifier as ONNX (inputs ``crops``; outputs ``logits``, ``embedding``).
+
+    ``extra`` metadata may carry ``class_counts`` (JSON list, one per class: how often the
+    classifier saw each class), which naming uses to undo the training's deck balance.
+    """
     import torch
 
     net.eval()
@@ -321,7 +354,6 @@ def export_onnx(
         opset_version=17,
         dynamo=False,
     )
-    model = onnx.load(str(path))
     meta = {
         "classes": json.dumps(list(classes)),
         "crop_width_px": str(width_px),
@@ -329,8 +361,4 @@ def export_onnx(
         "task": "tallero-deck-classifier",
     }
     meta.update(extra or {})
-    for key, value in meta.items():
-        prop = model.metadata_props.add()
-        prop.key, prop.value = key, value
-    onnx.save(model, str(path))
-    return path
+    return stamp_metadata(path, meta)

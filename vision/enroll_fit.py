@@ -262,7 +262,11 @@ def fit_profile_classifier(
         classes,
         crop_width_px,
         crop_height_px,
-        extra={"profile_decks": json.dumps(list(names)), "anchors": json.dumps(anchors)},
+        extra={
+            "profile_decks": json.dumps(list(names)),
+            "anchors": json.dumps(anchors),
+            "class_counts": json.dumps(counts.tolist()),
+        },
     )
     return {
         "anchors": anchors,

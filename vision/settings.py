@@ -50,6 +50,11 @@ class VisionSettings:
     # loose mixed heaps 0.83 -> 0.82).
     neighbour_weight: float = 2.0
     neighbour_floor: float = 0.5
+    # Naming evens out how often the classifier saw each deck in training (its
+    # class_counts; see vision/classifier.py): the built-in one saw each classic deck about
+    # 2.5 times as often as each expansion deck and named a half-seen yellow carriage a
+    # (yellow) pail. Off: its own odds.
+    balance_decks: bool = True
     # Canonical size a card is rectified to before its back or face is read.
     crop_width_px: int = 32
     crop_height_px: int = 48

@@ -77,7 +77,7 @@ class TrainRecipe:
         ("more-sorted", 600, 1104, "sorted"),
         ("more-blitz", 600, 1105, "blitz"),
     )
-    look_epochs: int = 4
+    look_epochs: int = 8
     look_seed: int = 0
     threads: int = 2
 
@@ -382,7 +382,7 @@ def train_classifier(
         width=recipe.classifier_width,
         log=log,
     )
-    _save_classifier(net, out, train.classes, recipe)
+    _save_classifier(net, out, train.classes, recipe, train.labels)
     log(f"classifier: exported {out} in {time.time() - t0:.0f} s total")
     return out
 
@@ -434,12 +434,33 @@ def refine_classifier(
         log=log,
         init_state=state,
     )
-    _save_classifier(net, out, train.classes, recipe)
+    _save_classifier(net, out, train.classes, recipe, train.labels)
     log(f"classifier: refined and exported {out} in {time.time() - t0:.0f} s total")
     return out
 
 
-def _save_classifier(net, out: Path, classes: tuple[str, ...], recipe: TrainRecipe) -> None:  # noqa: ANN001
+def stamp_class_counts(data_root: Path, classifier: Path) -> list[int]:
+    """Write into a classifier trained on ``data_root`` how often it saw each class.
+
+    The counts are its truth-corner crops' labels (every card of ``train/`` and
+    ``classifier/``), as the classifier stages write them. Classic decks lie in every
+    scene and expansion decks only in 8-deck ones, so each classic deck is seen about 2.5
+    times as often; naming undoes that (`vision.classifier`).
+    """
+    from vision.classifier import DeckClassifier
+    from vision.deck_net import class_counts, stamp_metadata
+
+    classes = DeckClassifier(classifier, threads=1).classes
+    counts = class_counts([data_root / "train", data_root / "classifier"], classes)
+    stamp_metadata(classifier, {"class_counts": json.dumps(counts)})
+    return counts
+
+
+def _save_classifier(  # noqa: ANN001
+    net, out: Path, classes: tuple[str, ...], recipe: TrainRecipe, labels
+) -> None:
+    """The classifier as ONNX with its recipe and its truth crops per class, and its weights."""
+    import numpy as np
     import torch
 
     from vision.deck_net import export_onnx
@@ -451,7 +472,10 @@ def _save_classifier(net, out: Path, classes: tuple[str, ...], recipe: TrainReci
         classes,
         recipe.classifier_crop_width_px,
         recipe.classifier_crop_height_px,
-        extra={"recipe": json.dumps(asdict(recipe))},
+        extra={
+            "recipe": json.dumps(asdict(recipe)),
+            "class_counts": json.dumps(np.bincount(labels, minlength=len(classes)).tolist()),
+        },
     )
     # The weights travel along: enrollment starts its classifier from these features.
     torch.save(net.state_dict(), out.with_suffix(".pt"))
