@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from vision.check_room import check_room
 from vision.counter import Counter
-from vision.evaluate import evaluate_dir
+from vision.evaluate import evaluate_dir, match_cards, truth_quads
 from vision.settings import VisionSettings
 
 SAMPLES = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "synth-mini"
@@ -25,6 +26,30 @@ def test_the_three_ways_match_eval_and_a_perfect_check_finds_nothing_false() -> 
         assert room["detector"][key] == detector[key]
     assert room["perfect_check"]["card_precision"] == 1.0
     assert room["perfect_check"]["card_recall"] >= room["check"]["card_recall"]
+    # Naming changes no card found; named from the truth, the perfect check's cards count
+    # every deck exactly when every card was proposed.
+    for key in ("card_precision", "card_recall"):
+        assert room["perfect_naming"][key] == room["check"][key]
+        assert room["perfect_both"][key] == room["perfect_check"][key]
+    assert room["perfect_naming"]["deck_exact"] >= room["check"]["deck_exact"]
+    if room["perfect_both"]["card_recall"] == 1.0:
+        assert room["perfect_both"]["deck_exact"] == 1.0
+
+
+def test_truth_naming_names_decks_faces_and_other_art() -> None:
+    from vision.check_room import truth_named
+    from vision.evaluate import found_labels, truth_label
+
+    truth = json.loads(sorted((SAMPLES / "truth").glob("*.json"))[0].read_text())
+    count = Counter(threads=1).count(SAMPLES / "images" / truth["image"], decks=tuple(truth["decks"]))
+    named = truth_named(count, truth)
+    pairs = match_cards(named.cards.corners, truth_quads(truth))
+    labels = found_labels(named.cards)
+    assert pairs
+    for i, j in pairs:
+        want = truth_label(truth["cards"][j])
+        assert labels[i] == (want if want in truth["decks"] or want == "face" else "unknown")
+    assert len(named.cards) == len(count.cards)
 
 
 def test_a_folder_without_truth_is_refused(tmp_path: Path) -> None:

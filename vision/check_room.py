@@ -5,12 +5,15 @@ A labelled synthetic set (images/, truth/) is counted three ways:
 - ``detector``: the detector's own thresholds decide which boxes are cards (no check);
 - ``check``: the shipped pipeline, the card check (and its card look) deciding;
 - ``perfect_check``: from the same candidates the check sees, exactly those that match a
-  truth card (IoU >= 0.5, one each) are kept, then named as usual.
+  truth card (IoU >= 0.5, one each) are kept, then named as usual;
+- ``perfect_naming``: the cards the shipped pipeline keeps, each one that matches a truth
+  card named as that card (its deck, unknown or a face; false finds keep their names);
+- ``perfect_both``: the perfect check's cards named as their truth cards.
 
-The last is what a flawless check would give with this detector and classifier: the gap
-between it and ``check`` is the check's, the gap between it and 1 is the detector's
-(cards never proposed) and the classifier's. One JSON object is printed, the headline
-figures of ``tallero eval`` per way.
+``perfect_check`` is what a flawless check would give with this detector and classifier,
+``perfect_naming`` what a flawless namer would give with this check; ``perfect_both`` is
+what the detector's candidates hold (the gap to 1 is cards never proposed). One JSON
+object is printed, the headline figures of ``tallero eval`` per way.
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from vision.cards import BACK, FACE, Cards
 from vision.counter import Count, Counter
+from vision.deck_net import class_of
 from vision.evaluate import Evaluation, counted_scenes, match_cards, truth_quads
 from vision.imageio import load_image
 
@@ -51,6 +56,20 @@ def perfect_count(counter: Counter, image_path: Path, truth: dict) -> Count:
     return Count(str(image_path), (w, h), named, profile, counter.model_info)
 
 
+def truth_named(count: Count, truth: dict) -> Count:
+    """``count`` with every card that matches a truth card named as that card."""
+    cards: Cards = count.cards[np.arange(len(count.cards))]
+    for i, j in match_cards(cards.corners, truth_quads(truth)):
+        card = truth["cards"][j]
+        if card["side"] == "face":
+            cards.side[i], cards.deck[i], cards.color[i] = FACE, None, card["color"]
+        else:
+            deck = class_of(card)
+            cards.side[i], cards.color[i] = BACK, None
+            cards.deck[i] = deck if deck in count.decks else None
+    return Count(count.image, count.size, cards, count.decks, count.model)
+
+
 def check_room(
     directory: Path,
     limit: int | None = None,
@@ -65,12 +84,16 @@ def check_room(
     without = Counter(
         settings=with_check.settings.with_overrides(card_check=False), threads=threads
     )
-    ways = {"detector": Evaluation(), "check": Evaluation(), "perfect_check": Evaluation()}
+    names = ("detector", "check", "perfect_check", "perfect_naming", "perfect_both")
+    ways = {name: Evaluation() for name in names}
     for truth, count in counted_scenes(directory, with_check, limit, progress):
         path = directory / "images" / truth["image"]
         ways["check"].add(truth, count)
         ways["detector"].add(truth, without.count(path, decks=tuple(truth["decks"])))
-        ways["perfect_check"].add(truth, perfect_count(with_check, path, truth))
+        perfect = perfect_count(with_check, path, truth)
+        ways["perfect_check"].add(truth, perfect)
+        ways["perfect_naming"].add(truth, truth_named(count, truth))
+        ways["perfect_both"].add(truth, truth_named(perfect, truth))
     out: dict[str, Any] = {"images": ways["check"].overall.images}
     for name, ev in ways.items():
         figures = ev.to_json()
