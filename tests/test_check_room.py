@@ -41,7 +41,9 @@ def test_truth_naming_names_decks_faces_and_other_art() -> None:
     from vision.evaluate import found_labels, truth_label
 
     truth = json.loads(sorted((SAMPLES / "truth").glob("*.json"))[0].read_text())
-    count = Counter(threads=1).count(SAMPLES / "images" / truth["image"], decks=tuple(truth["decks"]))
+    count = Counter(threads=1).count(
+        SAMPLES / "images" / truth["image"], decks=tuple(truth["decks"])
+    )
     named = truth_named(count, truth)
     pairs = match_cards(named.cards.corners, truth_quads(truth))
     labels = found_labels(named.cards)

@@ -107,3 +107,18 @@ def test_class_counts_are_the_truth_crops_labels() -> None:
     expected = np.bincount(crops.labels, minlength=len(CLASSES)).tolist()
     assert class_counts([SAMPLE], CLASSES) == expected
     assert sum(expected) > 0
+
+
+def test_a_trained_classifier_carries_its_truth_crops_per_class(tmp_path: Path) -> None:
+    from vision.deck_net import build_net
+    from vision.train import TrainRecipe, _save_classifier
+
+    labels = np.array([0, 0, 0, 4, 12, 12], np.int64)
+    out = tmp_path / "decks.onnx"
+    _save_classifier(build_net(len(CLASSES), width=8), out, CLASSES, TrainRecipe(), labels)
+    clf = DeckClassifier(out, threads=1)
+    meta = clf.session.get_modelmeta().custom_metadata_map
+    assert json.loads(meta["class_counts"]) == np.bincount(labels, minlength=13).tolist()
+    assert out.with_suffix(".pt").is_file()
+    # Decks never seen leave the weights off rather than dividing by zero.
+    assert clf.deck_weights is None

@@ -61,6 +61,14 @@ def test_enroll_count_replace_and_remove(tallero, home, quick_fit):
     profile = json.loads((folder / "profile.json").read_text())
     assert (folder / "decks.onnx").is_file()
     assert profile["classifier"]["decks"] == ["grandma", "buggy-red", "plow", "pail"]
+    # The enrolled classifier records how many crops of each class it learnt from, so
+    # naming can even out its decks' odds.
+    from vision.classifier import DeckClassifier
+
+    clf = DeckClassifier(folder / "decks.onnx", threads=1)
+    counts = json.loads(clf.session.get_modelmeta().custom_metadata_map["class_counts"])
+    assert len(counts) == len(clf.classes) and sum(counts) == profile["classifier"]["crops"]
+    assert clf.deck_weights is not None and min(clf.deck_weights) == 1.0
     for record in profile["decks"].values():
         assert len(record["cards"]) == 1 and (folder / record["cards"][0]).is_file()
 

@@ -76,7 +76,9 @@ class DeckClassifier:
             return None
         n = np.asarray(counts, dtype=np.float64)
         if n.shape != (len(self.classes),) or (n < 0).any():
-            raise ModelError(f"{self.path}: class_counts do not match its {len(self.classes)} classes")
+            raise ModelError(
+                f"{self.path}: class_counts do not match its {len(self.classes)} classes"
+            )
         is_deck = np.array([c in self.decks for c in self.classes])
         if not is_deck.any() or (n[is_deck] == 0).any():
             return None
