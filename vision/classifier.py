@@ -166,8 +166,7 @@ class DeckClassifier:
             probabilities = self.card_probabilities(image_bgr, cards)
         allowed = self.allowed(profile)
         p, possible = self.within_profile(probabilities, profile)
-        if self.deck_weights is not None:
-            p = self.balanced(p, self.profile_decks(profile))
+        p = self.balanced(p, self.profile_decks(profile))
         backs = cards.side == BACK
         looks_like_none = backs & (p.argmax(axis=1) == self._other)
         p = neighbour_consensus(
