@@ -25,9 +25,7 @@ def probs(*rows: tuple[float, ...]) -> np.ndarray:
 def consensus(corners: np.ndarray, p: np.ndarray, members: np.ndarray | None = None) -> np.ndarray:
     if members is None:
         members = np.ones(len(p), bool)
-    return neighbour_consensus(
-        corners, p, members, DEFAULTS.neighbour_weight, DEFAULTS.neighbour_floor
-    )
+    return DEFAULTS.neighbours().apply(corners, p, members)
 
 
 def test_sliver_in_a_fan_takes_the_fans_deck() -> None:
@@ -75,7 +73,15 @@ def test_cards_laid_edge_to_edge_touch_but_a_gap_does_not() -> None:
     assert touching_pairs(quads([100])) == []
 
 
-@pytest.mark.parametrize("overrides", [{"neighbour_weight": -1.0}, {"neighbour_floor": 0.0}])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"neighbour_weight": -1.0},
+        {"neighbour_floor": 0.0},
+        {"neighbour_reliability_power": -1.0},
+        {"neighbour_rounds": 0},
+    ],
+)
 def test_bad_neighbour_settings_are_refused(overrides: dict) -> None:
     with pytest.raises(ValueError):
         VisionSettings(**overrides)
@@ -90,3 +96,64 @@ def test_kept_cards_lend_evidence_but_keep_their_own_look() -> None:
     out = neighbour_consensus(corners, p, np.ones(3, bool), 2.0, 0.5, keep=keep)
     np.testing.assert_allclose(out[1], p[1])
     assert consensus(corners, p)[1].argmax() == PLOW  # without keep it would join the row
+
+
+PLOW_CLEAR = (0.04, 0.94, 0.01, 0.01)  # the top card of a fan: its picture shows
+SLIVER = (0.55, 0.43, 0.01, 0.01)  # blue ink, no picture: pump by a hair
+
+
+def test_a_fans_top_card_reaches_slivers_it_does_not_touch() -> None:
+    corners = quads([100, 130, 160, 190])  # 30 px apart: each touches only the next
+    assert touching_pairs(corners) == [(0, 1), (1, 2), (2, 3)]
+    p = probs(PLOW_CLEAR, SLIVER, SLIVER, SLIVER)
+    one_round = neighbour_consensus(corners, p, np.ones(4, bool), 2.0, 0.3, None, 16.0, 1)
+    assert one_round[1].argmax() == PLOW
+    assert one_round[3].argmax() == BLUE_PUMP  # its only neighbour is another sliver
+    out = consensus(corners, p)  # three rounds: one card further each round
+    assert (out.argmax(axis=1) == PLOW).all()
+    np.testing.assert_allclose(out.sum(axis=1), 1.0)
+
+
+def test_unsure_neighbours_have_little_say_against_a_sure_one() -> None:
+    # A sliver touching one clear plow and three slivers leaning pump (a star of cards).
+    leaning = (0.70, 0.28, 0.01, 0.01)
+    corners = xywhr_to_corners(
+        np.array(
+            [
+                [100, 100, 40, 60, 0.0],
+                [130, 100, 40, 60, 0.0],
+                [70, 100, 40, 60, 0.0],
+                [100, 150, 40, 60, 0.0],
+                [100, 50, 40, 60, 0.0],
+            ],
+            np.float32,
+        )
+    )
+    p = probs(SLIVER, PLOW_CLEAR, leaning, leaning, leaning)
+    members = np.ones(5, bool)
+    plain = neighbour_consensus(corners, p, members, 2.0, 0.3, None, 0.0, 1)
+    assert plain[0].argmax() == BLUE_PUMP  # counted alike, the slivers outvote the plow
+    weighted = neighbour_consensus(corners, p, members, 2.0, 0.3, None, 16.0, 1)
+    assert weighted[0].argmax() == PLOW
+
+
+def test_kept_cards_speak_in_every_round_with_their_own_look() -> None:
+    corners = quads([100, 130, 160])
+    no_deck = (0.02, 0.02, 0.01, 0.95)  # seen whole, no deck of the profile
+    unsure = (0.45, 0.20, 0.05, 0.30)  # a sliver of the same foreign deck: pump or none?
+    p = probs(no_deck, unsure, unsure)
+    keep = np.array([True, False, False])
+    out = neighbour_consensus(corners, p, np.ones(3, bool), 2.0, 0.3, keep, 16.0, 3)
+    np.testing.assert_allclose(out[0], p[0])
+    assert (out[1:].argmax(axis=1) == OTHER).all()
+
+
+def test_one_round_with_equal_say_is_the_plain_mean_of_the_neighbours() -> None:
+    corners = quads([100, 112, 124])
+    p = probs(PLOW_CLEAR, SLIVER, (0.3, 0.3, 0.3, 0.1))
+    out = neighbour_consensus(corners, p, np.ones(3, bool), 2.0, 0.5, None, 0.0, 1)
+    context = (p[1] + p[2]) / 2
+    want = p[0] * (context + 0.5) ** 2
+    np.testing.assert_allclose(out[0], want / want.sum())
+    with pytest.raises(ValueError):
+        neighbour_consensus(corners, p, np.ones(3, bool), 2.0, 0.5, None, 0.0, 0)

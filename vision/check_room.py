@@ -45,12 +45,7 @@ def perfect_count(counter: Counter, image_path: Path, truth: dict) -> Count:
     keep = np.array(sorted(i for i, _ in pairs), np.int64)
     profile = tuple(truth["decks"])
     named = counter.classifier.classify(
-        image,
-        candidates[keep],
-        profile,
-        s.neighbour_weight,
-        s.neighbour_floor,
-        probabilities=p[keep],
+        image, candidates[keep], profile, s.neighbours(), probabilities=p[keep]
     )
     h, w = image.shape[:2]
     return Count(str(image_path), (w, h), named, profile, counter.model_info)

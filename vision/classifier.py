@@ -11,7 +11,7 @@ from scoring.errors import ModelError
 from vision.cards import BACK, FACE, Cards
 from vision.crops import CardRectifier, to_blob
 from vision.detector import cpu_session, file_sha256
-from vision.neighbours import neighbour_consensus
+from vision.neighbours import Neighbours
 
 FACE_PREFIX = "face:"
 OTHER = "other"
@@ -21,8 +21,8 @@ class DeckClassifier:
     """The exported deck classifier (ONNX) with its class list.
 
     A back is named by the most probable class among the profile's decks and ``other``
-    (probabilities renormalised over the classes the profile allows, then, with a
-    ``neighbour_weight``, combined with the backs it touches: see `vision.neighbours`); it
+    (probabilities renormalised over the classes the profile allows, then, with
+    `Neighbours`, combined with the backs it touches: see `vision.neighbours`); it
     is unknown when that class is ``other`` or is less probable than
     ``min_deck_probability``.
 
@@ -151,12 +151,12 @@ class DeckClassifier:
         image_bgr: np.ndarray,
         cards: Cards,
         profile: tuple[str, ...] | None = None,
-        neighbour_weight: float = 0.0,
-        neighbour_floor: float = 0.5,
+        neighbours: Neighbours | None = None,
         probabilities: np.ndarray | None = None,
     ) -> Cards:
         """A copy of ``cards`` with ``deck``, ``deck_confidence`` and ``color`` filled in.
 
+        ``neighbours``: how backs weigh the backs they touch (default: not at all).
         ``probabilities`` (from `card_probabilities`) saves reading the crops again.
         """
         out = cards[np.arange(len(cards))]
@@ -169,9 +169,7 @@ class DeckClassifier:
         p = self.balanced(p, self.profile_decks(profile))
         backs = cards.side == BACK
         looks_like_none = backs & (p.argmax(axis=1) == self._other)
-        p = neighbour_consensus(
-            cards.corners, p, backs, neighbour_weight, neighbour_floor, keep=looks_like_none
-        )
+        p = (neighbours or Neighbours()).apply(cards.corners, p, backs, keep=looks_like_none)
         back_scores = np.where(self._is_back_class & possible, p, -1.0)
         face_scores = np.where(~self._is_back_class, p, -1.0)
         for i in range(len(cards)):

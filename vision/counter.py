@@ -308,9 +308,7 @@ class Counter:
         p = self.classifier.card_probabilities(image_bgr, cards)
         if self.check is not None:
             cards, p = self.checked(image_bgr, cards, p, profile)
-        cards = self.classifier.classify(
-            image_bgr, cards, profile, s.neighbour_weight, s.neighbour_floor, probabilities=p
-        )
+        cards = self.classifier.classify(image_bgr, cards, profile, s.neighbours(), probabilities=p)
         cards = cards[reading_order(cards)]
         t3 = time.perf_counter()
         h, w = image_bgr.shape[:2]

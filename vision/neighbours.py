@@ -5,18 +5,28 @@ that shows only a sliver often shows its ink but not its picture (blue pump or b
 while the cards it touches show theirs. So a back's own class probabilities are combined
 with those of the backs it touches:
 
-    p'(c) ~ p(c) * (mean of the touching backs' p(c) + floor) ** weight
+    p'(c) ~ p(c) * (context(c) + floor) ** weight
 
-``floor`` keeps a card's own clear evidence in charge: with weight 2 and floor 0.5 (the
+``context`` is the touching backs' probabilities averaged with weights ``(max p) **
+reliability_power``: a neighbour that is sure of its class (a card seen whole) speaks, a
+neighbour as unsure as the card itself (another sliver) hardly does. This is repeated for
+``rounds`` rounds, each round starting from every card's own probabilities and the
+neighbours' outcome of the round before, so the clear top card of a fan reaches slivers it
+does not touch: the sliver beside it becomes sure in round one and speaks for it in round
+two.
+
+``floor`` keeps a card's own clear evidence in charge: with weight 2 and floor 0.3 (the
 defaults of `VisionSettings`) a neighbourhood can overrule odds of at most
-((1 + 0.5) / 0.5) ** 2 = 9 to 1, so a clearly seen red carriage inside a blue fan stays a
+((1 + 0.3) / 0.3) ** 2 = 19 to 1, so a clearly seen red carriage inside a blue fan stays a
 red carriage, and an ambiguous blue sliver inside a fan of blue plows becomes a blue plow.
 Neighbours only settle *which* deck: a back whose own most probable class is "no deck of
 the profile" keeps its own probabilities (a false find beside a row of cards stays unknown
-instead of joining the row).
+instead of joining the row), though it still speaks for its neighbours.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -24,6 +34,35 @@ import numpy as np
 # Quads are grown about their centre by this fraction before testing for contact, so cards
 # laid edge to edge in a row count as touching.
 CONTACT_GROWTH = 0.08
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """How a back's deck weighs the backs it touches (see the module docstring)."""
+
+    weight: float = 0.0
+    floor: float = 0.5
+    reliability_power: float = 0.0
+    rounds: int = 1
+
+    def apply(
+        self,
+        corners: np.ndarray,
+        probabilities: np.ndarray,
+        members: np.ndarray,
+        keep: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """`neighbour_consensus` with these settings."""
+        return neighbour_consensus(
+            corners,
+            probabilities,
+            members,
+            self.weight,
+            self.floor,
+            keep,
+            self.reliability_power,
+            self.rounds,
+        )
 
 
 def quad_overlaps(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -62,6 +101,8 @@ def neighbour_consensus(
     weight: float,
     floor: float,
     keep: np.ndarray | None = None,
+    reliability_power: float = 0.0,
+    rounds: int = 1,
 ) -> np.ndarray:
     """Class probabilities of every card after its touching members' evidence is folded in.
 
@@ -73,9 +114,14 @@ def neighbour_consensus(
         weight: how strongly the neighbourhood counts; 0 leaves every row unchanged.
         floor: added to the neighbourhood's mean before weighting (> 0).
         keep: ``(n,)`` bool, members that lend evidence but keep their own probabilities.
+        reliability_power: a neighbour's say is its highest probability to this power (0:
+            every neighbour alike).
+        rounds: how often the neighbourhood is read again, from the last round's outcome.
 
     Cards with no touching member keep their own probabilities.
     """
+    if rounds < 1:
+        raise ValueError(f"rounds must be 1 or more, got {rounds}")
     p = np.asarray(probabilities, np.float64)
     out = p.copy()
     if weight <= 0.0 or len(p) < 2:
@@ -83,19 +129,24 @@ def neighbour_consensus(
     idx = np.flatnonzero(members)
     if len(idx) < 2:
         return out
-    total = np.zeros((len(idx), p.shape[1]))
-    degree = np.zeros(len(idx))
-    for a, b in touching_pairs(np.asarray(corners)[idx]):
-        total[a] += p[idx[b]]
-        total[b] += p[idx[a]]
-        degree[a] += 1
-        degree[b] += 1
-    has = degree > 0
-    if not has.any():
+    pairs = touching_pairs(np.asarray(corners)[idx])
+    if not pairs:
         return out
-    context = total[has] / degree[has, None]
-    mixed = p[idx[has]] * (context + floor) ** weight
-    out[idx[has]] = mixed / np.maximum(mixed.sum(axis=1, keepdims=True), 1e-300)
-    if keep is not None:
-        out[keep] = p[keep]
+    a, b = np.array(pairs).T
+    own = p[idx]
+    held = np.zeros(len(idx), bool) if keep is None else np.asarray(keep)[idx]
+    current = own
+    for _ in range(rounds):
+        say = current.max(axis=1) ** reliability_power
+        total = np.zeros_like(own)
+        np.add.at(total, a, say[b, None] * current[b])
+        np.add.at(total, b, say[a, None] * current[a])
+        mass = np.zeros(len(idx))
+        np.add.at(mass, a, say[b])
+        np.add.at(mass, b, say[a])
+        has = (mass > 0) & ~held
+        mixed = own[has] * (total[has] / mass[has, None] + floor) ** weight
+        current = own.copy()
+        current[has] = mixed / np.maximum(mixed.sum(axis=1, keepdims=True), 1e-300)
+    out[idx] = current
     return out
