@@ -1,0 +1,67 @@
+"""Where the counter looks: small cards are seen again on the image enlarged, big ones not."""
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.counter import Counter
+from vision.settings import VisionSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+SORTED = ROOT / "datasets" / "samples" / "synth-mini" / "images" / "000000.jpg"
+LAYOUT = ROOT / "tests" / "data" / "scene_4242_000002.jpg"
+
+
+@pytest.fixture(scope="module")
+def counter() -> Counter:
+    return Counter(threads=2)
+
+
+def looks(counter: Counter, image: np.ndarray) -> list[int]:
+    """The detector input sizes ``locate`` asks for on ``image``."""
+    sizes: list[int] = []
+    detector = counter.detector
+    real = type(detector).detect
+
+    def detect(image_bgr: np.ndarray, input_px: int | None = None):  # noqa: ANN202
+        sizes.append(int(input_px))
+        return real(detector, image_bgr, input_px)
+
+    detector.detect = detect
+    try:
+        counter.locate(image)
+    finally:
+        del detector.detect
+    return sizes
+
+
+def small_cards() -> np.ndarray:
+    """The sorted example shrunk to 60% on a 640 x 480 table: cards about 35 px long."""
+    image = cv2.imread(str(SORTED))
+    small = cv2.resize(image, None, fx=0.6, fy=0.6, interpolation=cv2.INTER_AREA)
+    table = np.empty((480, 640, 3), np.uint8)
+    table[:] = np.median(image.reshape(-1, 3), axis=0)
+    y, x = (480 - small.shape[0]) // 2, (640 - small.shape[1]) // 2
+    table[y : y + small.shape[0], x : x + small.shape[1]] = small
+    return table
+
+
+def test_small_cards_are_seen_again_on_the_image_enlarged_1_5_times(counter: Counter) -> None:
+    assert looks(counter, small_cards()) == [640, 960]
+
+
+def test_big_cards_are_seen_once(counter: Counter) -> None:
+    assert looks(counter, cv2.imread(str(LAYOUT))) == [640]
+
+
+def test_no_enlarging_when_max_upscale_is_one() -> None:
+    counter = Counter(threads=2, settings=VisionSettings(max_upscale=1.0))
+    assert looks(counter, small_cards()) == [640]
+
+
+@pytest.mark.parametrize("value", [0.5, 0.99])
+def test_max_upscale_below_one_is_refused(value: float) -> None:
+    with pytest.raises(ValueError, match="max_upscale"):
+        VisionSettings(max_upscale=value)
