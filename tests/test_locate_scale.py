@@ -65,3 +65,16 @@ def test_no_enlarging_when_max_upscale_is_one() -> None:
 def test_max_upscale_below_one_is_refused(value: float) -> None:
     with pytest.raises(ValueError, match="max_upscale"):
         VisionSettings(max_upscale=value)
+
+
+def test_the_check_is_fitted_on_the_candidates_it_meets_at_run_time(counter: Counter) -> None:
+    from vision.card_check_fit import proposing_counter
+
+    fitting = proposing_counter(counter.detector.path, counter.classifier.path, VisionSettings())
+    # It proposes down to the candidates' confidence but judges card sizes as at run time.
+    assert fitting.detector.settings.min_detection_confidence == 0.08
+    assert fitting.sure_confidence == counter.sure_confidence == 0.35
+    image = small_cards()
+    assert looks(fitting, image) == [640, 960]
+    run_time = counter.locate(image)
+    np.testing.assert_allclose(fitting.locate(image).corners, run_time.corners)

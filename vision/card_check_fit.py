@@ -49,9 +49,12 @@ def proposing_counter(detector: Path, classifier: Path, settings, threads: int |
     """A `Counter` whose `locate` proposes candidates the way the check sees them at run time."""
     from vision.counter import Counter
 
-    # The check's own settings for the detector, with no check to load yet.
+    # The check's own settings for the detector, with no check to load yet; card sizes (and
+    # so where it looks) judged from the boxes it is sure of, as at run time.
     loose = settings.proposing().with_overrides(card_check=False)
-    return Counter(detector, classifier, settings=loose, threads=threads)
+    counter = Counter(detector, classifier, settings=loose, threads=threads)
+    counter.sure_confidence = settings.min_detection_confidence
+    return counter
 
 
 def proposed_scenes(

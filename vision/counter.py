@@ -146,6 +146,8 @@ class Counter:
     ) -> None:
         self.settings = s = settings or VisionSettings()
         self.live = live
+        # Boxes the detector alone would call cards: how big the cards are, where to look.
+        self.sure_confidence = s.min_detection_confidence
         model_path = Path(model_path) if model_path else DEFAULT_DETECTOR
         self.check: CardCheck | None = None
         self.look: CardLook | None = None
@@ -233,7 +235,7 @@ class Counter:
 
     def _sure(self, cards: Cards) -> Cards:
         """The cards the detector alone is sure of (all, when it proposes only those)."""
-        return cards[cards.confidence >= self.settings.min_detection_confidence]
+        return cards[cards.confidence >= self.sure_confidence]
 
     def _tiled(self, image_bgr: np.ndarray, scale: float, input_px: int) -> Cards:
         """Detect on overlapping tiles of the image resized by ``scale``."""
