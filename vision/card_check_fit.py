@@ -52,9 +52,13 @@ def proposing_counter(detector: Path, classifier: Path, settings, threads: int |
     # The check's own settings for the detector, with no check to load yet; card sizes (and
     # so where it looks) judged from the boxes it is sure of, as at run time.
     loose = settings.proposing().with_overrides(card_check=False)
-    counter = Counter(detector, classifier, settings=loose, threads=threads)
-    counter.sure_confidence = settings.min_detection_confidence
-    return counter
+    return Counter(
+        detector,
+        classifier,
+        settings=loose,
+        threads=threads,
+        sure_confidence=settings.min_detection_confidence,
+    )
 
 
 def proposed_scenes(

@@ -131,6 +131,9 @@ class Counter:
             Used with an ONNX detector when ``settings.card_check`` is on.
         look_path: the card look (`vision.card_look`); defaults to the shipped one. Used
             with the check when ``settings.card_look`` is on.
+        sure_confidence: the detector confidence at which a box alone counts as a card when
+            judging how big the cards are (where to look); defaults to the settings'
+            ``min_detection_confidence``.
     """
 
     def __init__(
@@ -143,11 +146,14 @@ class Counter:
         live: bool = False,
         check_path: Path | None = None,
         look_path: Path | None = None,
+        sure_confidence: float | None = None,
     ) -> None:
         self.settings = s = settings or VisionSettings()
         self.live = live
         # Boxes the detector alone would call cards: how big the cards are, where to look.
-        self.sure_confidence = s.min_detection_confidence
+        self.sure_confidence = (
+            s.min_detection_confidence if sure_confidence is None else sure_confidence
+        )
         model_path = Path(model_path) if model_path else DEFAULT_DETECTOR
         self.check: CardCheck | None = None
         self.look: CardLook | None = None
