@@ -252,6 +252,24 @@ def _augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(batch, 0.0, 1.0)
 
 
+def _augment_torch(batch, gen):  # noqa: ANN001, ANN202 - torch stays a lazy import
+    """:func:`_augment` on a ``(n, 3, h, w)`` float tensor, where the tensor lies."""
+    import torch
+
+    n, dev = batch.shape[0], batch.device
+
+    def uniform(lo: float, hi: float, *shape: int):  # noqa: ANN202
+        return torch.rand(*shape, device=dev, generator=gen) * (hi - lo) + lo
+
+    turn = (torch.rand(n, device=dev, generator=gen) < 0.5)[:, None, None, None]
+    batch = torch.where(turn, batch.flip(2, 3), batch)
+    batch = batch * uniform(0.7, 1.25, n, 1, 1, 1) + uniform(-0.12, 0.12, n, 1, 1, 1)
+    batch = batch + uniform(-0.06, 0.06, n, 3, 1, 1)
+    gray = (torch.rand(n, device=dev, generator=gen) < 0.05)[:, None, None, None]
+    batch = torch.where(gray, batch.mean(1, keepdim=True).expand_as(batch), batch)
+    return batch.clamp(0.0, 1.0)
+
+
 def train_net(
     train: CropSet,
     val: CropSet | None,
@@ -264,13 +282,17 @@ def train_net(
     log: Callable[[str], None] = print,
     init_features: dict | None = None,
     init_state: dict | None = None,
+    device: str = "cpu",
+    augment_on_device: bool | None = None,
 ):  # noqa: ANN201
-    """Train the deck classifier; returns the torch module (eval mode).
+    """Train the deck classifier; returns the torch module (eval mode, on the CPU).
 
     ``init_features`` (a state dict of an earlier classifier) starts the convolutional
     features from trained weights; the head is always new, since classes differ.
     ``init_state`` (a whole state dict with the same classes) continues an earlier
-    classifier.
+    classifier. ``device`` is where it trains ("cpu", "cuda", ...); off the CPU the
+    crops lie on the device and are augmented there (``augment_on_device``, default: when
+    ``device`` is not the CPU), else numpy augments each batch.
     """
     import torch
     from torch import nn
@@ -284,32 +306,47 @@ def train_net(
         net.load_state_dict(features, strict=False)
     if init_state is not None:
         net.load_state_dict(init_state)
-    x_all = to_blob(train.images)
-    y_all = torch.from_numpy(train.labels)
-    steps = epochs * int(np.ceil(len(x_all) / batch_size))
+    net.to(device)
+    on_device = device != "cpu" if augment_on_device is None else augment_on_device
+    n_all = len(train.labels)
+    if on_device:
+        x_dev = torch.from_numpy(train.images).to(device)  # (n, h, w, 3) uint8, BGR
+        gen = torch.Generator(device=device)
+        gen.manual_seed(seed)
+    else:
+        x_all = to_blob(train.images)
+    y_all = torch.from_numpy(train.labels).to(device)
+    steps = epochs * int(np.ceil(n_all / batch_size))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     for epoch in range(epochs):
         net.train()
         t0 = time.time()
-        order = rng.permutation(len(x_all))
-        total = 0.0
-        for s in range(0, len(order), batch_size):
+        order = torch.from_numpy(rng.permutation(n_all)).to(device)
+        total = torch.zeros((), dtype=torch.float64, device=device)
+        for s in range(0, n_all, batch_size):
             idx = order[s : s + batch_size]
-            xb = torch.from_numpy(np.ascontiguousarray(_augment(x_all[idx].copy(), rng)))
+            if on_device:
+                xb = _augment_torch(x_dev[idx].permute(0, 3, 1, 2).float() / 255.0, gen)
+            else:
+                xb = torch.from_numpy(
+                    np.ascontiguousarray(_augment(x_all[idx.numpy()].copy(), rng))
+                )
             logits, _ = net(xb)
             loss = loss_fn(logits, y_all[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss.detach()) * len(idx)
-        msg = f"deck classifier epoch {epoch + 1}/{epochs}: loss {total / len(x_all):.4f}"
+            total += loss.detach() * len(idx)
+        total = float(total)
+        msg = f"deck classifier epoch {epoch + 1}/{epochs}: loss {total / n_all:.4f}"
         if val is not None and len(val.labels):
             acc = float((predict_torch(net, val.images) == val.labels).mean())
             msg += f", val accuracy {acc:.4f}"
         log(msg + f" ({time.time() - t0:.0f} s)")
+    net.to("cpu")
     net.eval()
     return net
 
@@ -318,11 +355,12 @@ def predict_torch(net, images: np.ndarray) -> np.ndarray:  # noqa: ANN001
     import torch
 
     net.eval()
+    device = next(net.parameters()).device
     out = []
     with torch.no_grad():
         for s in range(0, len(images), 512):
-            logits, _ = net(torch.from_numpy(to_blob(images[s : s + 512])))
-            out.append(logits.argmax(1).numpy())
+            logits, _ = net(torch.from_numpy(to_blob(images[s : s + 512])).to(device))
+            out.append(logits.argmax(1).cpu().numpy())
     net.train()
     return np.concatenate(out) if out else np.zeros(0, np.int64)
 

@@ -1,0 +1,100 @@
+"""The accelerator recipe: its deadline, the classifier's on-device augmentation and the
+export of a run's weights to the files the counter reads (all exercised on the CPU)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.classifier import DeckClassifier
+from vision.deck_net import CropSet, _augment_torch, train_net
+from vision.detector import OnnxDetector
+from vision.train_gpu import GpuRecipe, _train_classifier, detector_minutes, export
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "datasets" / "samples" / "synth-mini"
+
+
+def test_the_detector_gets_its_planned_minutes_when_the_deadline_allows():
+    assert detector_minutes(5.0, 0.0, 999.0) == 5.0  # no deadline
+    assert detector_minutes(5.0, 600.0, 100.0) == 5.0  # 425 s left, 300 planned
+
+
+def test_slow_scene_drawing_cuts_the_detector_to_end_by_the_deadline():
+    # 515 s deadline, 200 s spent drawing, 75 s for loading and the last validation.
+    assert detector_minutes(6.0, 515.0, 200.0) == pytest.approx(4.0)
+    # Never below half a minute, even past the deadline.
+    assert detector_minutes(6.0, 100.0, 200.0) == 0.5
+
+
+def test_on_device_augmentation_keeps_the_crop_range_and_turns_about_half():
+    import torch
+
+    n = 400
+    base = torch.zeros(n, 3, 48, 32)
+    base[:, :, :24] = 1.0  # top half bright: a 180-degree turn moves it to the bottom
+    gen = torch.Generator().manual_seed(0)
+    out = _augment_torch(base.clone(), gen)
+    assert out.shape == base.shape
+    assert float(out.min()) >= 0.0 and float(out.max()) <= 1.0
+    turned = (out[:, :, 24:].mean(dim=(1, 2, 3)) > out[:, :, :24].mean(dim=(1, 2, 3))).float()
+    assert 0.4 < float(turned.mean()) < 0.6
+
+
+def _toy_crops(seed: int, n: int = 600) -> CropSet:
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 3, n)
+    images = (rng.random((n, 48, 32, 3)) * 80).astype(np.uint8)
+    images[labels == 1, :, :, 2] += 150
+    images[labels == 2, :, :, 1] += 150
+    return CropSet(images, labels.astype(np.int64), np.ones(n, np.float32), ("a", "b", "c"))
+
+
+def test_the_classifier_learns_with_its_crops_augmented_where_it_trains():
+    net = train_net(
+        _toy_crops(0),
+        None,
+        epochs=4,
+        seed=0,
+        batch_size=64,
+        width=8,
+        log=lambda _: None,
+        augment_on_device=True,
+    )
+    from vision.deck_net import predict_torch
+
+    held_out = _toy_crops(1)
+    assert float((predict_torch(net, held_out.images) == held_out.labels).mean()) > 0.9
+    assert next(net.parameters()).device.type == "cpu"
+
+
+def test_a_run_exports_a_classifier_and_detector_the_counter_reads(tmp_path: Path):
+    data, out, models = tmp_path / "data", tmp_path / "run", tmp_path / "models"
+    shutil.copytree(SAMPLE, data / "gpu-mixed")
+    shutil.copytree(SAMPLE, data / "val")
+    out.mkdir()
+    recipe = replace(
+        GpuRecipe(),
+        scene_sets=(("gpu-mixed", 4, 4100, "mixed"),),
+        val_set=("val", 4, 2000, "mixed"),
+        classifier_epochs=1,
+        classifier_width=8,
+    )
+    (out / "recipe.json").write_text(json.dumps(asdict(recipe)))
+    _train_classifier(data, recipe, "cpu", out)
+    meta = json.loads((out / "decks.json").read_text())
+    assert meta["recipe"]["classifier_width"] == 8
+    assert sum(meta["class_counts"]) > 0
+    # The detector of a run is an ultralytics checkpoint: the shipped one stands in.
+    shutil.copyfile(REPO / "models" / "tallero-cards.pt", out / "cards.pt")
+    export(out, models)
+    classifier = DeckClassifier(models / "tallero-decks.onnx", threads=1)
+    assert classifier.classes == tuple(meta["classes"])
+    assert (models / "tallero-decks.pt").is_file()
+    detector = OnnxDetector(models / "tallero-cards.onnx", threads=1)
+    assert detector.dynamic and detector.input_px == 640
