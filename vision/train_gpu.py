@@ -124,8 +124,13 @@ def _train_detector(data: Path, runs: Path, recipe: GpuRecipe, device: str, out:
         f"path: {data.resolve()}\ntrain: [{train_dirs}]\nval: {recipe.val_set[0]}/images\n"
         "names:\n  0: back\n  1: face\n"
     )
+    start = Path(recipe.detector_start)
+    if not start.is_absolute() and not start.exists():  # the shipped weights, from anywhere
+        start = REPO / start
+    if not start.is_file():
+        raise FileNotFoundError(f"{start}: no detector weights to continue")
     t0 = time.time()
-    YOLO(str(REPO / recipe.detector_start), task="obb").train(
+    YOLO(str(start), task="obb").train(
         data=str(yaml_path),
         epochs=recipe.detector_max_epochs,
         time=recipe.detector_minutes / 60.0,
@@ -247,6 +252,9 @@ def run(
         _train_classifier(data, recipe, "cuda" if device == "0" else "cpu", out)
         return
     (out / "recipe.json").write_text(json.dumps(asdict(recipe), indent=1))
+    if part == "detector":  # continue a detector on the scenes an earlier run drew
+        _train_detector(data, runs, recipe, device, out)
+        return
     t0 = time.time()
     _draw_scenes(data, recipe, max(1, (os.cpu_count() or 2) - 1), out)
     _log(out, f"scenes: all drawn in {time.time() - t0:.0f} s")
@@ -330,7 +338,17 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--minutes", type=float, default=GpuRecipe.detector_minutes)
     r.add_argument("--scale", type=float, default=1.0, help="scale every scene count (trials)")
     r.add_argument("--classifier-epochs", type=int, default=GpuRecipe.classifier_epochs)
-    r.add_argument("--part", choices=("all", "classifier"), default="all")
+    r.add_argument(
+        "--part",
+        choices=("all", "detector", "classifier"),
+        default="all",
+        help="detector: continue --start on the scenes already in --data, nothing else",
+    )
+    r.add_argument("--start", default=GpuRecipe.detector_start, help="detector weights (.pt)")
+    r.add_argument("--lr", type=float, default=GpuRecipe.lr)
+    r.add_argument("--lrf", type=float, default=GpuRecipe.lrf)
+    r.add_argument("--warmup-epochs", type=float, default=GpuRecipe.warmup_epochs)
+    r.add_argument("--close-mosaic", type=int, default=GpuRecipe.close_mosaic)
     r.add_argument("--deadline-s", type=float, default=0.0, help="end the run within this")
     e = sub.add_parser("export", help="ONNX files of a finished run")
     e.add_argument("--run", type=Path, required=True)
@@ -347,6 +365,11 @@ def main(argv: list[str] | None = None) -> None:
         ),
         val_set=(base.val_set[0], max(4, round(base.val_set[1] * args.scale)), *base.val_set[2:]),
         detector_minutes=args.minutes,
+        detector_start=args.start,
+        lr=args.lr,
+        lrf=args.lrf,
+        warmup_epochs=args.warmup_epochs,
+        close_mosaic=args.close_mosaic,
         classifier_epochs=args.classifier_epochs,
     )
     run(args.out, args.data, args.runs, recipe, args.part, args.deadline_s)
