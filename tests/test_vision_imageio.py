@@ -57,6 +57,22 @@ def test_bad_files_raise_one_clear_error(tmp_path: Path, make, message: str) -> 
         load_image(path)
 
 
+def test_a_file_pil_cannot_read_is_refused_clearly_once_ultralytics_is_loaded(
+    tmp_path: Path,
+) -> None:
+    # Training and the benchmark load ultralytics, which wraps PIL's open to fetch a HEIF
+    # plug-in for unreadable files; offline that must still be one clear error.
+    from vision.offline import import_ultralytics
+
+    import_ultralytics(1)
+    import ultralytics.utils.patches  # noqa: F401
+
+    path = tmp_path / "x.jpg"
+    path.write_bytes(b"this is not an image at all")
+    with pytest.raises(ImageError, match="not an image"):
+        load_image(path)
+
+
 def test_truncated_jpeg(tmp_path: Path) -> None:
     rng = np.random.default_rng(0)
     full = _write(tmp_path / "full.jpg", rng.integers(0, 255, (200, 200, 3), dtype=np.uint8))

@@ -41,12 +41,13 @@ def load_image(path: str | Path, settings: VisionSettings | None = None) -> np.n
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
-            with Image.open(path) as img:
+            with _pil_open(Image)(path) as img:
                 check_dimensions(path, img.width, img.height, settings)
                 img.load()
                 img = ImageOps.exif_transpose(img)
                 return _to_bgr(img)
-        except UnidentifiedImageError:
+        except (UnidentifiedImageError, ImportError):
+            # ImportError: a wrapper of PIL's open that reaches for a missing plug-in.
             raise ImageError(f"{path}: not an image (unrecognised format)") from None
         except (Image.DecompressionBombError, Image.DecompressionBombWarning):
             raise ImageError(f"{path}: image dimensions too large to decode") from None
@@ -54,6 +55,17 @@ def load_image(path: str | Path, settings: VisionSettings | None = None) -> np.n
             raise
         except (OSError, SyntaxError, ValueError) as exc:
             raise ImageError(f"{path}: cannot decode image ({exc})") from None
+
+
+def _pil_open(image_module):  # noqa: ANN001, ANN202
+    """PIL's own ``Image.open``: once ultralytics is imported (training, the benchmark's
+    baseline) it wraps it to install a HEIF plug-in on a file PIL cannot read, which
+    offline only fails another way."""
+    import sys
+
+    patches = sys.modules.get("ultralytics.utils.patches")
+    original = getattr(patches, "_image_open", None)
+    return original if callable(original) else image_module.open
 
 
 def check_dimensions(path: Path | str, width: int, height: int, settings: VisionSettings) -> None:
