@@ -32,7 +32,7 @@ from vision.deck_net import class_of
 from vision.evaluate import Evaluation, counted_scenes, match_cards, truth_quads
 from vision.imageio import load_image
 
-HEADLINE = ("deck_exact", "image_exact", "mae", "card_precision", "card_recall")
+HEADLINE = ("deck_exact", "image_exact", "mae", "card_precision", "card_recall", "deck_accuracy")
 
 
 def perfect_count(counter: Counter, image_path: Path, truth: dict) -> Count:
