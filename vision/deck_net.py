@@ -400,3 +400,28 @@ def export_onnx(
     }
     meta.update(extra or {})
     return stamp_metadata(path, meta)
+
+
+def save_classifier(  # noqa: ANN001
+    net,
+    out: Path,
+    classes: tuple[str, ...],
+    width_px: int,
+    height_px: int,
+    recipe: dict,
+    counts: list[int],
+) -> None:
+    """The classifier as ONNX with its recipe and truth crops per class, and its weights
+    (``.pt`` beside it: enrollment starts its classifier from these features)."""
+    import torch
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    export_onnx(
+        net,
+        out,
+        classes,
+        width_px,
+        height_px,
+        extra={"recipe": json.dumps(recipe), "class_counts": json.dumps(counts)},
+    )
+    torch.save(net.state_dict(), out.with_suffix(".pt"))

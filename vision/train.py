@@ -461,24 +461,18 @@ def _save_classifier(  # noqa: ANN001
 ) -> None:
     """The classifier as ONNX with its recipe and its truth crops per class, and its weights."""
     import numpy as np
-    import torch
 
-    from vision.deck_net import export_onnx
+    from vision.deck_net import save_classifier
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    export_onnx(
+    save_classifier(
         net,
         out,
         classes,
         recipe.classifier_crop_width_px,
         recipe.classifier_crop_height_px,
-        extra={
-            "recipe": json.dumps(asdict(recipe)),
-            "class_counts": json.dumps(np.bincount(labels, minlength=len(classes)).tolist()),
-        },
+        asdict(recipe),
+        np.bincount(labels, minlength=len(classes)).tolist(),
     )
-    # The weights travel along: enrollment starts its classifier from these features.
-    torch.save(net.state_dict(), out.with_suffix(".pt"))
 
 
 def _require(models: tuple[Path, ...], stages: str, scene_dirs: list[Path]) -> None:

@@ -294,7 +294,7 @@ def export(run_dir: Path, models: Path) -> None:
     """Write the ONNX files of a finished run into ``models`` (detector and classifier)."""
     import torch
 
-    from vision.deck_net import build_net, export_onnx
+    from vision.deck_net import build_net, save_classifier
     from vision.train import _export_onnx
 
     models.mkdir(parents=True, exist_ok=True)
@@ -306,18 +306,15 @@ def export(run_dir: Path, models: Path) -> None:
         torch.load(run_dir / "decks-state.pt", map_location="cpu", weights_only=True)
     )
     target = models / "tallero-decks.onnx"
-    export_onnx(
+    save_classifier(
         net,
         target,
         classes,
         recipe["classifier_crop_width_px"],
         recipe["classifier_crop_height_px"],
-        extra={
-            "recipe": json.dumps(recipe),
-            "class_counts": json.dumps(meta["class_counts"]),
-        },
+        recipe,
+        meta["class_counts"],
     )
-    torch.save(net.state_dict(), target.with_suffix(".pt"))
     detector = models / "tallero-cards.pt"
     shutil.copyfile(run_dir / "cards.pt", detector)
     onnx_path = _export_onnx(detector, recipe["imgsz_px"], threads=2)
