@@ -1,10 +1,12 @@
 """Neighbouring backs as evidence: slivers take their fan's deck, clear cards keep their own."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from vision.cards import xywhr_to_corners
-from vision.neighbours import neighbour_consensus, touching_pairs
+from vision.neighbours import looks_mixed, neighbour_consensus, touching_pairs
 from vision.settings import VisionSettings
 
 # Class columns of the probabilities below.
@@ -80,6 +82,8 @@ def test_cards_laid_edge_to_edge_touch_but_a_gap_does_not() -> None:
         {"neighbour_floor": 0.0},
         {"neighbour_reliability_power": -1.0},
         {"neighbour_rounds": 0},
+        {"neighbour_mixed_agreement": 1.5},
+        {"neighbour_mixed_agreement": -0.1},
     ],
 )
 def test_bad_neighbour_settings_are_refused(overrides: dict) -> None:
@@ -157,3 +161,27 @@ def test_one_round_with_equal_say_is_the_plain_mean_of_the_neighbours() -> None:
     np.testing.assert_allclose(out[0], want / want.sum())
     with pytest.raises(ValueError):
         neighbour_consensus(corners, p, np.ones(3, bool), 2.0, 0.5, None, 0.0, 0)
+
+
+def test_in_a_loose_heap_a_sliver_keeps_its_own_look() -> None:
+    # Touching cards of other decks, each clearly seen, with a blue sliver among them.
+    corners = quads([100, 112, 124, 136, 148, 160])
+    plow = (0.05, 0.9, 0.03, 0.02)
+    carriage = (0.01, 0.03, 0.95, 0.01)
+    sliver = (0.50, 0.45, 0.03, 0.02)
+    p = probs(carriage, plow, sliver, plow, carriage, plow)
+    assert consensus(corners, p)[2].argmax() == BLUE_PUMP
+    np.testing.assert_allclose(consensus(corners, p), p)
+    # The same cards read as a sorted pile (no heap test) pull the sliver to plow.
+    never = replace(DEFAULTS, neighbour_mixed_agreement=0.0).neighbours()
+    assert never.apply(corners, p, np.ones(6, bool))[2].argmax() == PLOW
+
+
+def test_one_disagreeing_sure_pair_is_not_yet_a_heap() -> None:
+    a, b = np.array([0, 1]), np.array([1, 2])
+    p = probs((0.05, 0.9, 0.03, 0.02), (0.01, 0.03, 0.95, 0.01), (0.5, 0.45, 0.03, 0.02))
+    assert not looks_mixed(p, a, b, sure=0.8, agreement=0.6, min_pairs=2)
+    assert looks_mixed(p, a, b, sure=0.8, agreement=0.6, min_pairs=1)
+    # Pairs that agree are no heap, however many.
+    same = probs(*[(0.05, 0.9, 0.03, 0.02)] * 3)
+    assert not looks_mixed(same, a, b, sure=0.8, agreement=0.6, min_pairs=1)

@@ -22,6 +22,13 @@ red carriage, and an ambiguous blue sliver inside a fan of blue plows becomes a 
 Neighbours only settle *which* deck: a back whose own most probable class is "no deck of
 the profile" keeps its own probabilities (a false find beside a row of cards stays unknown
 instead of joining the row), though it still speaks for its neighbours.
+
+In a loose heap the cards a back touches are mostly of *other* decks, and hearing them
+names it wrongly. A heap gives itself away: where two touching backs are both sure of
+their own deck (``mixed_sure``), they disagree. When fewer than ``mixed_agreement`` of
+such sure touching pairs (at least ``mixed_min_pairs`` of them) name the same deck, the
+image is taken for a mixed heap and every back keeps its own probabilities. Sorted piles,
+fans and Blitz piles agree in almost every such pair.
 """
 
 from __future__ import annotations
@@ -44,6 +51,9 @@ class Neighbours:
     floor: float = 0.5
     reliability_power: float = 0.0
     rounds: int = 1
+    mixed_sure: float = 0.8
+    mixed_agreement: float = 0.0
+    mixed_min_pairs: int = 2
 
     def apply(
         self,
@@ -62,6 +72,9 @@ class Neighbours:
             keep,
             self.reliability_power,
             self.rounds,
+            self.mixed_sure,
+            self.mixed_agreement,
+            self.mixed_min_pairs,
         )
 
 
@@ -103,6 +116,9 @@ def neighbour_consensus(
     keep: np.ndarray | None = None,
     reliability_power: float = 0.0,
     rounds: int = 1,
+    mixed_sure: float = 0.8,
+    mixed_agreement: float = 0.0,
+    mixed_min_pairs: int = 2,
 ) -> np.ndarray:
     """Class probabilities of every card after its touching members' evidence is folded in.
 
@@ -117,8 +133,11 @@ def neighbour_consensus(
         reliability_power: a neighbour's say is its highest probability to this power (0:
             every neighbour alike).
         rounds: how often the neighbourhood is read again, from the last round's outcome.
+        mixed_sure, mixed_agreement, mixed_min_pairs: the mixed-heap test (module
+            docstring); ``mixed_agreement`` 0 never takes the cards for a mixed heap.
 
-    Cards with no touching member keep their own probabilities.
+    Cards with no touching member keep their own probabilities, and so does every card of
+    a mixed heap.
     """
     if rounds < 1:
         raise ValueError(f"rounds must be 1 or more, got {rounds}")
@@ -134,6 +153,8 @@ def neighbour_consensus(
         return out
     a, b = np.array(pairs).T
     own = p[idx]
+    if looks_mixed(own, a, b, mixed_sure, mixed_agreement, mixed_min_pairs):
+        return out
     held = np.zeros(len(idx), bool) if keep is None else np.asarray(keep)[idx]
     current = own
     for _ in range(rounds):
@@ -150,3 +171,25 @@ def neighbour_consensus(
         current[has] = mixed / np.maximum(mixed.sum(axis=1, keepdims=True), 1e-300)
     out[idx] = current
     return out
+
+
+def looks_mixed(
+    probabilities: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    sure: float,
+    agreement: float,
+    min_pairs: int,
+) -> bool:
+    """Whether touching pairs ``(a[k], b[k])`` of cards sure of their class mostly disagree.
+
+    Only pairs where both cards give their most probable class at least ``sure`` count;
+    with fewer than ``min_pairs`` of them nothing is concluded (False).
+    """
+    top = probabilities.max(axis=1)
+    cls = probabilities.argmax(axis=1)
+    both = (top[a] >= sure) & (top[b] >= sure)
+    n = int(both.sum())
+    if n < max(min_pairs, 1):
+        return False
+    return float((cls[a][both] == cls[b][both]).mean()) < agreement
