@@ -752,6 +752,22 @@ def train(
             "classifier-refine, export, card-check or card-look.",
         ),
     ] = "all",
+    refine_base: Annotated[
+        Path | None,
+        typer.Option(
+            "--classifier-base",
+            help="Classifier weights (.pt) the classifier-refine stage continues "
+            "(default: the classifier stage's).",
+        ),
+    ] = None,
+    crop_detector: Annotated[
+        Path | None,
+        typer.Option(
+            "--crop-detector",
+            help="ONNX detector whose finds the classifier-refine stage learns from "
+            "(default: the detector-refine stage's, exported).",
+        ),
+    ] = None,
 ) -> None:
     """Reproduce the shipped models: scenes, detector, deck classifier, ONNX export, card check
     and card look.
@@ -801,11 +817,12 @@ def train(
         else:
             t.train_classifier(data, classifier_base, recipe)
     if "classifier-refine" in todo:
-        # Cropped with the refined detector (exported to ONNX beside its .pt).
+        # Cropped with the refined detector (exported to ONNX beside its .pt) unless
+        # --crop-detector names another.
         t.refine_classifier(
             data,
-            classifier_base.with_suffix(".pt"),
-            t.export_onnx_beside(refined, recipe),
+            classifier_base.with_suffix(".pt") if refine_base is None else refine_base,
+            t.export_onnx_beside(refined, recipe) if crop_detector is None else crop_detector,
             out / "tallero-decks.onnx",
             recipe,
         )

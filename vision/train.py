@@ -54,12 +54,17 @@ class TrainRecipe:
     classifier_crop_width_px: int = 32
     classifier_crop_height_px: int = 48
     classifier_seed: int = 7
-    # Classifier refinement: the trained classifier continues, at a lower learning rate,
-    # on its crops plus crops of the cards the (refined) detector finds.
+    # Classifier refinement: a trained classifier continues, at a lower learning rate, on
+    # its truth crops, the truth crops of more scenes (weighted towards sorted rows, where
+    # most cards show only a sliver) and crops of the cards the detector finds.
     classifier_refine_epochs: int = 2
+    classifier_refine_sets: tuple[tuple[str, int, int, str], ...] = (
+        ("refine-mixed", 3000, 4200, "mixed"),
+        ("refine-sorted", 1000, 4201, "sorted"),
+    )
     # Scene sets searched by the detector for those crops.
-    classifier_refine_detected_sets: tuple[str, ...] = ("train",)
-    classifier_refine_lr: float = 1e-3
+    classifier_refine_detected_sets: tuple[str, ...] = ("train", "refine-mixed", "refine-sorted")
+    classifier_refine_lr: float = 3e-4
     # Card check: scenes none of the models above trained on (name, scenes, seed, kind),
     # weighted towards the layouts counted worst, and its MLP.
     check_sets: tuple[tuple[str, int, int, str], ...] = (
@@ -94,6 +99,7 @@ def make_data(root: Path, recipe: TrainRecipe, log: Callable[[str], None] = _log
         ("train", recipe.train_images, recipe.train_seed, "mixed"),
         ("val", recipe.val_images, recipe.val_seed, "mixed"),
         ("classifier", recipe.classifier_extra_images, recipe.classifier_extra_seed, "mixed"),
+        *recipe.classifier_refine_sets,
         *recipe.check_sets,
         *recipe.look_extra_sets,
     ):
@@ -397,34 +403,45 @@ def refine_classifier(
 ) -> Path:
     """Continue the classifier ``base`` (its ``.pt`` state) on the crops it meets at run time.
 
-    The training scenes are searched with the ``detector`` (ONNX); every card it finds is
-    cropped from the found corners and labelled from the truth. Those crops, with the
-    truth-corner crops of the first training, continue the classifier at a lower rate.
+    Its truth-corner crops of ``train/`` and ``classifier/`` are joined by the truth-corner
+    crops of the recipe's refine sets and by crops of the cards the ``detector`` (ONNX)
+    finds in the detected sets, cut from the *found* corners and labelled from the truth
+    card they match. On all of them the classifier continues at a lower rate. ``base`` may
+    be any classifier of the same classes and width (the accelerator run's, for one).
     """
     import torch
 
     from vision.counter import Counter
-    from vision.deck_net import collect_detected_crops, merge_crops, train_net
+    from vision.deck_net import collect_crops, collect_detected_crops, merge_crops, train_net
 
     if not base.is_file():
         raise FileNotFoundError(f"{base}: no classifier to refine (run the classifier stage)")
     if not detector.is_file():
         raise FileNotFoundError(f"{detector}: no ONNX card detector to crop with")
+    refine_dirs = [data_root / name for name, *_ in recipe.classifier_refine_sets]
+    detected_dirs = [data_root / name for name in recipe.classifier_refine_detected_sets]
+    _require((), "", refine_dirs + detected_dirs)
     t0 = time.time()
     state = torch.load(base, map_location="cpu", weights_only=True)
     train, val = _classifier_crops(data_root, recipe, log, recipe.classifier_seed + 10)
+    w, h = recipe.classifier_crop_width_px, recipe.classifier_crop_height_px
+    t1 = time.time()
+    more = collect_crops(
+        refine_dirs,
+        train.classes,
+        w,
+        h,
+        jitter_fraction=0.03,
+        copies=1,
+        seed=recipe.classifier_seed + 16,
+    )
+    log(f"classifier: {len(more.labels)} truth crops of the refine sets ({time.time() - t1:.0f} s)")
     counter = Counter(model_path=detector, threads=recipe.threads)
     t1 = time.time()
-    found = collect_detected_crops(
-        [data_root / name for name in recipe.classifier_refine_detected_sets],
-        train.classes,
-        recipe.classifier_crop_width_px,
-        recipe.classifier_crop_height_px,
-        counter.locate,
-    )
+    found = collect_detected_crops(detected_dirs, train.classes, w, h, counter.locate)
     log(f"classifier: {len(found.labels)} crops of detected cards ({time.time() - t1:.0f} s)")
     net = train_net(
-        merge_crops(train, found),
+        merge_crops(merge_crops(train, more), found),
         val,
         epochs=recipe.classifier_refine_epochs,
         seed=recipe.classifier_seed + 2,

@@ -1,0 +1,83 @@
+"""The classifier-refine stage: a trained classifier continues on truth and detected crops."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from vision.classifier import DeckClassifier
+from vision.deck_net import class_counts
+from vision.train import TrainRecipe, refine_classifier
+
+REPO = Path(__file__).resolve().parents[1]
+MODELS = REPO / "models"
+SAMPLE = REPO / "datasets" / "samples" / "synth-mini"
+
+
+def test_refining_needs_a_classifier(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="run the classifier stage"):
+        refine_classifier(
+            tmp_path,
+            tmp_path / "none.pt",
+            MODELS / "tallero-cards.onnx",
+            tmp_path / "out.onnx",
+            TrainRecipe(),
+        )
+
+
+def test_refining_needs_the_refine_scenes(tmp_path: Path) -> None:
+    shutil.copytree(SAMPLE, tmp_path / "train")
+    with pytest.raises(FileNotFoundError, match="refine-mixed: missing .run the data stage"):
+        refine_classifier(
+            tmp_path,
+            MODELS / "tallero-decks.pt",
+            MODELS / "tallero-cards.onnx",
+            tmp_path / "out.onnx",
+            TrainRecipe(),
+        )
+    assert not (tmp_path / "out.onnx").exists()
+
+
+def test_the_refine_scenes_are_new_seeds() -> None:
+    recipe = TrainRecipe()
+    refine = {seed for _, _, seed, _ in recipe.classifier_refine_sets}
+    others = {seed for _, _, seed, _ in (*recipe.check_sets, *recipe.look_extra_sets)}
+    others |= {recipe.train_seed, recipe.val_seed, recipe.classifier_extra_seed}
+    held_out = {3004, 3104, 3008, 3108, 2600, 7004, 7008}  # evaluation and tuning scenes
+    assert not refine & (others | held_out)
+    names = {name for name, *_ in recipe.classifier_refine_sets}
+    assert names <= set(recipe.classifier_refine_detected_sets)
+
+
+def test_the_shipped_classifier_continues_on_truth_and_detected_crops(tmp_path: Path) -> None:
+    import torch
+
+    for name in ("train", "classifier", "val", "refine-mixed", "refine-sorted"):
+        shutil.copytree(SAMPLE, tmp_path / name)
+    recipe = replace(TrainRecipe(), classifier_refine_epochs=1, threads=1)
+    out = tmp_path / "models" / "tallero-decks.onnx"
+    lines: list[str] = []
+    refine_classifier(
+        tmp_path,
+        MODELS / "tallero-decks.pt",
+        MODELS / "tallero-cards.onnx",
+        out,
+        recipe,
+        log=lines.append,
+    )
+    found = next(line for line in lines if "crops of detected cards" in line)
+    assert int(found.split()[1]) > 0
+    assert int(next(x for x in lines if "refine sets" in x).split()[1]) > 0
+    refined = DeckClassifier(out, threads=1)
+    assert refined.classes == DeckClassifier(MODELS / "tallero-decks.onnx", threads=1).classes
+    meta = refined.session.get_modelmeta().custom_metadata_map
+    counts = class_counts([tmp_path / "train", tmp_path / "classifier"], refined.classes)
+    assert json.loads(meta["class_counts"]) == counts
+    before = torch.load(MODELS / "tallero-decks.pt", weights_only=True)
+    after = torch.load(out.with_suffix(".pt"), weights_only=True)
+    assert before.keys() == after.keys()
+    assert any(not torch.equal(before[k], after[k]) for k in before)
