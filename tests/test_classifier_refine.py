@@ -69,6 +69,7 @@ def test_the_shipped_classifier_continues_on_truth_and_detected_crops(tmp_path: 
         recipe,
         log=lines.append,
     )
+    assert any("searched" in line and "scenes for cards" in line for line in lines)
     found = next(line for line in lines if "crops of detected cards" in line)
     assert int(found.split()[1]) > 0
     assert int(next(x for x in lines if "refine sets" in x).split()[1]) > 0

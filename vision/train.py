@@ -438,7 +438,14 @@ def refine_classifier(
     log(f"classifier: {len(more.labels)} truth crops of the refine sets ({time.time() - t1:.0f} s)")
     counter = Counter(model_path=detector, threads=recipe.threads)
     t1 = time.time()
-    found = collect_detected_crops(detected_dirs, train.classes, w, h, counter.locate)
+
+    def searched(done: int, total: int) -> None:
+        if done % 500 == 0 or done == total:
+            log(f"classifier: searched {done}/{total} scenes for cards ({time.time() - t1:.0f} s)")
+
+    found = collect_detected_crops(
+        detected_dirs, train.classes, w, h, counter.locate, progress=searched
+    )
     log(f"classifier: {len(found.labels)} crops of detected cards ({time.time() - t1:.0f} s)")
     net = train_net(
         merge_crops(merge_crops(train, more), found),
