@@ -44,9 +44,9 @@ def perfect_count(counter: Counter, image_path: Path, truth: dict) -> Count:
     pairs = match_cards(candidates.corners, truth_quads(truth))
     keep = np.array(sorted(i for i, _ in pairs), np.int64)
     profile = tuple(truth["decks"])
-    named = counter.classifier.classify(
-        image, candidates[keep], profile, s.neighbours(), probabilities=p[keep]
-    )
+    kept = candidates[keep]
+    p_kept = counter.naming_probabilities(image, kept, p[keep])
+    named = counter.classifier.classify(image, kept, profile, s.neighbours(), probabilities=p_kept)
     h, w = image.shape[:2]
     return Count(str(image_path), (w, h), named, profile, counter.model_info)
 

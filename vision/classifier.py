@@ -9,7 +9,7 @@ import numpy as np
 
 from scoring.errors import ModelError
 from vision.cards import BACK, FACE, Cards
-from vision.crops import CardRectifier, to_blob
+from vision.crops import VIEWS, CardRectifier, to_blob, view_crops
 from vision.detector import cpu_session, file_sha256
 from vision.neighbours import Neighbours
 
@@ -95,12 +95,31 @@ class DeckClassifier:
         p = np.exp(logits)
         return p / p.sum(axis=1, keepdims=True)
 
-    def card_probabilities(self, image_bgr: np.ndarray, cards: Cards) -> np.ndarray:
-        """``(n, classes)`` probabilities of every card's rectified crop."""
+    def card_probabilities(
+        self,
+        image_bgr: np.ndarray,
+        cards: Cards,
+        views: int = 1,
+        as_found: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """``(n, classes)`` probabilities of every card's rectified crop.
+
+        With ``views`` > 1, the mean over the first ``views`` looks of `vision.crops.VIEWS`
+        (as found, turned half round, closer, wider); ``as_found`` saves reading the first
+        look again when it was read already.
+        """
+        if not 1 <= views <= len(VIEWS):
+            raise ValueError(f"views must be within 1..{len(VIEWS)}")
         if not len(cards):
             return np.zeros((0, len(self.classes)), np.float32)
-        crops = CardRectifier(image_bgr, self.width_px, self.height_px).crops(cards.corners)
-        return self.probabilities(crops)
+        rectifier = CardRectifier(image_bgr, self.width_px, self.height_px)
+        looks = []
+        for view in VIEWS[:views]:
+            if view == VIEWS[0] and as_found is not None:
+                looks.append(np.asarray(as_found))
+            else:
+                looks.append(self.probabilities(view_crops(rectifier, cards.corners, view)))
+        return looks[0] if views == 1 else np.mean(looks, axis=0)
 
     def balanced(self, probabilities: np.ndarray, decks: np.ndarray) -> np.ndarray:
         """Probabilities with the ``decks``' share of their sum evened out by `deck_weights`.

@@ -320,6 +320,7 @@ class Counter:
         p = self.classifier.card_probabilities(image_bgr, cards)
         if self.check is not None:
             cards, p = self.checked(image_bgr, cards, p, profile)
+        p = self.naming_probabilities(image_bgr, cards, p)
         cards = self.classifier.classify(image_bgr, cards, profile, s.neighbours(), probabilities=p)
         cards = cards[reading_order(cards)]
         t3 = time.perf_counter()
@@ -333,6 +334,17 @@ class Counter:
             uncertain_below_confidence=self.settings.uncertain_below_confidence,
             timings_s={"decode": t1 - t0, "detect": t2 - t1, "classify": t3 - t2},
         )
+
+    def naming_probabilities(
+        self, image_bgr: np.ndarray, cards: Cards, as_found: np.ndarray
+    ) -> np.ndarray:
+        """The kept cards' probabilities for naming: their `naming_views` looks averaged
+        (`live_naming_views` in live mode)."""
+        s = self.settings
+        views = s.live_naming_views if self.live else s.naming_views
+        if views == 1:
+            return as_found
+        return self.classifier.card_probabilities(image_bgr, cards, views, as_found=as_found)
 
     def describe(
         self,
