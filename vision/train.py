@@ -77,13 +77,14 @@ class TrainRecipe:
     check_seed: int = 0
     # Card look: a CNN over the candidates the check is unsure of, fitted on the check's
     # scenes and these (same layouts, other seeds; sorted piles, where most counts still
-    # go wrong, twice more).
+    # go wrong, and Blitz piles twice more).
     look_extra_sets: tuple[tuple[str, int, int, str], ...] = (
         ("more-mixed", 1200, 1103, "mixed"),
         ("more-sorted", 600, 1104, "sorted"),
         ("more-blitz", 600, 1105, "blitz"),
         ("more2-sorted", 1800, 1106, "sorted"),
         ("more2-mixed", 1200, 1107, "mixed"),
+        ("more2-blitz", 1200, 1108, "blitz"),
     )
     look_epochs: int = 8
     look_seed: int = 0
