@@ -55,6 +55,8 @@ def test_probabilities_are_the_mean_of_the_looks() -> None:
     np.testing.assert_allclose(two, np.mean(looks[:2], axis=0), atol=1e-6)
     four = clf.card_probabilities(image, cards, 4, as_found=one)
     np.testing.assert_allclose(four, np.mean(looks, axis=0), atol=1e-6)
+    again = clf.card_probabilities(image, cards, 4, rectifier=clf.rectifier(image))
+    np.testing.assert_allclose(again, four, atol=1e-6)
     np.testing.assert_allclose(four.sum(axis=1), 1.0, atol=1e-5)
     # The looks differ, so averaging changes something.
     assert np.abs(four - one).max() > 1e-3

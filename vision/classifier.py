@@ -101,18 +101,20 @@ class DeckClassifier:
         cards: Cards,
         views: int = 1,
         as_found: np.ndarray | None = None,
+        rectifier: CardRectifier | None = None,
     ) -> np.ndarray:
         """``(n, classes)`` probabilities of every card's rectified crop.
 
         With ``views`` > 1, the mean over the first ``views`` looks of `vision.crops.VIEWS`
         (as found, turned half round, closer, wider); ``as_found`` saves reading the first
-        look again when it was read already.
+        look again when it was read already, ``rectifier`` (from `rectifier`) building the
+        image's pyramid again.
         """
         if not 1 <= views <= len(VIEWS):
             raise ValueError(f"views must be within 1..{len(VIEWS)}")
         if not len(cards):
             return np.zeros((0, len(self.classes)), np.float32)
-        rectifier = CardRectifier(image_bgr, self.width_px, self.height_px)
+        rectifier = rectifier or self.rectifier(image_bgr)
         looks = []
         for view in VIEWS[:views]:
             if view == VIEWS[0] and as_found is not None:
@@ -120,6 +122,10 @@ class DeckClassifier:
             else:
                 looks.append(self.probabilities(view_crops(rectifier, cards.corners, view)))
         return looks[0] if views == 1 else np.mean(looks, axis=0)
+
+    def rectifier(self, image_bgr: np.ndarray) -> CardRectifier:
+        """Cuts this classifier's crops out of ``image_bgr`` (reusable for several reads)."""
+        return CardRectifier(image_bgr, self.width_px, self.height_px)
 
     def balanced(self, probabilities: np.ndarray, decks: np.ndarray) -> np.ndarray:
         """Probabilities with the ``decks``' share of their sum evened out by `deck_weights`.

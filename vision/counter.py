@@ -20,6 +20,7 @@ from vision.card_check import CardCheck, candidate_features
 from vision.card_look import CardLook
 from vision.cards import BACK, SIDE_NAMES, Cards
 from vision.classifier import DeckClassifier
+from vision.crops import CardRectifier
 from vision.detector import OnnxDetector, rotated_nms
 from vision.imageio import load_image
 from vision.settings import VisionSettings
@@ -317,10 +318,11 @@ class Counter:
         s = self.settings
         cards = self.locate(image_bgr)
         t2 = time.perf_counter()
-        p = self.classifier.card_probabilities(image_bgr, cards)
+        rectifier = self.classifier.rectifier(image_bgr)
+        p = self.classifier.card_probabilities(image_bgr, cards, rectifier=rectifier)
         if self.check is not None:
             cards, p = self.checked(image_bgr, cards, p, profile)
-        p = self.naming_probabilities(image_bgr, cards, p)
+        p = self.naming_probabilities(image_bgr, cards, p, rectifier)
         cards = self.classifier.classify(image_bgr, cards, profile, s.neighbours(), probabilities=p)
         cards = cards[reading_order(cards)]
         t3 = time.perf_counter()
@@ -336,7 +338,11 @@ class Counter:
         )
 
     def naming_probabilities(
-        self, image_bgr: np.ndarray, cards: Cards, as_found: np.ndarray
+        self,
+        image_bgr: np.ndarray,
+        cards: Cards,
+        as_found: np.ndarray,
+        rectifier: CardRectifier | None = None,
     ) -> np.ndarray:
         """The kept cards' probabilities for naming: their `naming_views` looks averaged
         (`live_naming_views` in live mode)."""
@@ -344,7 +350,9 @@ class Counter:
         views = s.live_naming_views if self.live else s.naming_views
         if views == 1:
             return as_found
-        return self.classifier.card_probabilities(image_bgr, cards, views, as_found=as_found)
+        return self.classifier.card_probabilities(
+            image_bgr, cards, views, as_found=as_found, rectifier=rectifier
+        )
 
     def describe(
         self,
