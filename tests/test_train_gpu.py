@@ -14,7 +14,7 @@ import pytest
 from vision.classifier import DeckClassifier
 from vision.deck_net import CropSet, _augment_torch, train_net
 from vision.detector import OnnxDetector
-from vision.train_gpu import GpuRecipe, _train_classifier, detector_minutes, export
+from vision.train_gpu import GpuRecipe, _train_classifier, detector_minutes, export, parse_sets
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "datasets" / "samples" / "synth-mini"
@@ -98,3 +98,40 @@ def test_a_run_exports_a_classifier_and_detector_the_counter_reads(tmp_path: Pat
     assert (models / "tallero-decks.pt").is_file()
     detector = OnnxDetector(models / "tallero-cards.onnx", threads=1)
     assert detector.dynamic and detector.input_px == 640
+
+
+def test_scene_sets_are_read_from_the_command_line_and_bad_ones_refused():
+    assert parse_sets("a:10:4300:mixed, b:5:4301:sorted") == (
+        ("a", 10, 4300, "mixed"),
+        ("b", 5, 4301, "sorted"),
+    )
+    for bad in ("a:10:4300", "a:ten:4300:mixed", "a:10:4300:heap", "a:0:4300:mixed", ":1:2:blitz"):
+        with pytest.raises(ValueError):
+            parse_sets(bad)
+
+
+def test_the_classifier_continues_the_weights_it_is_given(tmp_path: Path):
+    import torch
+
+    from vision.deck_net import build_net
+
+    data, out = tmp_path / "data", tmp_path / "run"
+    shutil.copytree(SAMPLE, data / "gpu-mixed")
+    shutil.copytree(SAMPLE, data / "val")
+    out.mkdir()
+    recipe = replace(
+        GpuRecipe(),
+        scene_sets=(("gpu-mixed", 4, 4100, "mixed"),),
+        val_set=("val", 4, 2000, "mixed"),
+        classifier_epochs=1,
+        classifier_lr=1e-9,  # next to no step: the weights stay those it started from
+        classifier_start=str(REPO / "models" / "tallero-decks.pt"),
+    )
+    _train_classifier(data, recipe, "cpu", out)
+    start = torch.load(REPO / "models" / "tallero-decks.pt", weights_only=True)
+    after = torch.load(out / "decks-state.pt", weights_only=True)
+    assert after.keys() == start.keys()
+    conv = "features.0.weight"
+    assert torch.allclose(after[conv], start[conv], atol=1e-5)
+    fresh = build_net(len(json.loads((out / "decks.json").read_text())["classes"]), 24)
+    assert not torch.allclose(fresh.state_dict()[conv], start[conv], atol=1e-2)

@@ -56,7 +56,9 @@ class GpuRecipe:
     close_mosaic: int = 2
     loader_workers: int = 12
     detector_seed: int = 4100
-    # Classifier: fitted anew on truth crops of every scene.
+    # Classifier: fitted anew on truth crops of every scene, or continued from
+    # ``classifier_start`` (a state dict with the same classes and width) when it is set.
+    classifier_start: str = ""
     classifier_epochs: int = 30
     classifier_batch: int = 256
     classifier_lr: float = 3e-3
@@ -198,6 +200,13 @@ def _train_classifier(data: Path, recipe: GpuRecipe, device: str, out: Path) -> 
         out,
         f"classifier: {len(train.labels)} crops, {len(val.labels)} val ({time.time() - t0:.0f} s)",
     )
+    init_state = None
+    if recipe.classifier_start:
+        start = Path(recipe.classifier_start)
+        if not start.is_absolute() and not start.exists():  # the shipped weights, from anywhere
+            start = REPO / start
+        init_state = torch.load(start, map_location="cpu", weights_only=True)
+        _log(out, f"classifier: continues {start}")
     net = train_net(
         train,
         val,
@@ -208,6 +217,7 @@ def _train_classifier(data: Path, recipe: GpuRecipe, device: str, out: Path) -> 
         lr=recipe.classifier_lr,
         width=recipe.classifier_width,
         log=lambda m: _log(out, m),
+        init_state=init_state,
         device=device,
     )
     torch.save(net.state_dict(), out / "decks-state.pt")
@@ -323,6 +333,23 @@ def export(run_dir: Path, models: Path) -> None:
     print(f"exported {models / 'tallero-cards.onnx'} and {target}")
 
 
+def parse_sets(text: str) -> tuple[tuple[str, int, int, str], ...]:
+    """``NAME:SCENES:SEED:KIND,...`` as scene sets; ValueError (argparse's message) if bad."""
+    from vision.synth.generate import RECIPE_KINDS
+
+    sets = []
+    for part in text.split(","):
+        fields = part.strip().split(":")
+        if len(fields) != 4 or not fields[0] or not fields[1].isdigit() or not fields[2].isdigit():
+            raise ValueError(f"{part.strip()!r} is not NAME:SCENES:SEED:KIND")
+        if fields[3] not in RECIPE_KINDS:
+            raise ValueError(f"kind {fields[3]!r} is not one of {', '.join(RECIPE_KINDS)}")
+        if int(fields[1]) < 1:
+            raise ValueError(f"{fields[0]}: at least one scene")
+        sets.append((fields[0], int(fields[1]), int(fields[2]), fields[3]))
+    return tuple(sets)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         prog="python -m vision.train_gpu", description=__doc__.split("\n")[0]
@@ -335,6 +362,16 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--minutes", type=float, default=GpuRecipe.detector_minutes)
     r.add_argument("--scale", type=float, default=1.0, help="scale every scene count (trials)")
     r.add_argument("--classifier-epochs", type=int, default=GpuRecipe.classifier_epochs)
+    r.add_argument("--classifier-lr", type=float, default=GpuRecipe.classifier_lr)
+    r.add_argument(
+        "--classifier-start", default="", help="continue this classifier state dict (.pt)"
+    )
+    r.add_argument(
+        "--sets",
+        type=parse_sets,
+        default=None,
+        help="scene sets to draw, NAME:SCENES:SEED:KIND,... (default: the recipe's)",
+    )
     r.add_argument(
         "--part",
         choices=("all", "detector", "classifier"),
@@ -358,7 +395,7 @@ def main(argv: list[str] | None = None) -> None:
     recipe = GpuRecipe(
         scene_sets=tuple(
             (name, max(4, round(n * args.scale)), seed, kind)
-            for name, n, seed, kind in base.scene_sets
+            for name, n, seed, kind in (args.sets or base.scene_sets)
         ),
         val_set=(base.val_set[0], max(4, round(base.val_set[1] * args.scale)), *base.val_set[2:]),
         detector_minutes=args.minutes,
@@ -368,6 +405,8 @@ def main(argv: list[str] | None = None) -> None:
         warmup_epochs=args.warmup_epochs,
         close_mosaic=args.close_mosaic,
         classifier_epochs=args.classifier_epochs,
+        classifier_lr=args.classifier_lr,
+        classifier_start=args.classifier_start,
     )
     run(args.out, args.data, args.runs, recipe, args.part, args.deadline_s)
 
