@@ -135,3 +135,26 @@ def test_the_classifier_continues_the_weights_it_is_given(tmp_path: Path):
     assert torch.allclose(after[conv], start[conv], atol=1e-5)
     fresh = build_net(len(json.loads((out / "decks.json").read_text())["classes"]), 24)
     assert not torch.allclose(fresh.state_dict()[conv], start[conv], atol=1e-2)
+
+
+def test_a_missing_package_or_weights_file_stops_the_run_before_any_scene_is_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import vision.offline
+    from vision.train_gpu import run
+
+    data, out = tmp_path / "data", tmp_path / "run"
+    recipe = replace(GpuRecipe(), scene_sets=(("gpu-mixed", 4, 4100, "mixed"),))
+
+    def missing(*_a, **_k):
+        raise ModuleNotFoundError("No module named 'platformdirs'")
+
+    monkeypatch.setattr(vision.offline, "import_ultralytics", missing)
+    with pytest.raises(ModuleNotFoundError, match="platformdirs"):
+        run(out, data, tmp_path / "runs", recipe, "all")
+    assert not data.exists()
+    monkeypatch.undo()
+    gone = replace(recipe, classifier_start=str(tmp_path / "nowhere.pt"))
+    with pytest.raises(FileNotFoundError, match="no classifier weights"):
+        run(out, data, tmp_path / "runs", gone, "all")
+    assert not data.exists()

@@ -107,6 +107,32 @@ def _read_results_csv(self) -> dict:  # noqa: ANN001
     return cols
 
 
+def _weights(path: str, what: str) -> Path:
+    """``path`` as given, else under the repository (the shipped weights, from anywhere)."""
+    found = Path(path)
+    if not found.is_absolute() and not found.exists():
+        found = REPO / found
+    if not found.is_file():
+        raise FileNotFoundError(f"{found}: no {what} weights to continue")
+    return found
+
+
+def preflight(recipe: GpuRecipe, part: str) -> None:
+    """Import and find everything the run needs before any scene is drawn.
+
+    A package missing on the accelerator's machine (ultralytics, platformdirs) or a missing
+    weights file would otherwise surface only after minutes of drawing and training.
+    """
+    if part != "classifier":
+        os.environ["YOLO_VERBOSE"] = "true"
+        from vision.offline import import_ultralytics
+
+        import_ultralytics()
+        _weights(recipe.detector_start, "detector")
+    if part != "detector" and recipe.classifier_start:
+        _weights(recipe.classifier_start, "classifier")
+
+
 def _train_detector(data: Path, runs: Path, recipe: GpuRecipe, device: str, out: Path) -> Path:
     os.environ["YOLO_VERBOSE"] = "true"
     from vision.offline import import_ultralytics
@@ -126,11 +152,7 @@ def _train_detector(data: Path, runs: Path, recipe: GpuRecipe, device: str, out:
         f"path: {data.resolve()}\ntrain: [{train_dirs}]\nval: {recipe.val_set[0]}/images\n"
         "names:\n  0: back\n  1: face\n"
     )
-    start = Path(recipe.detector_start)
-    if not start.is_absolute() and not start.exists():  # the shipped weights, from anywhere
-        start = REPO / start
-    if not start.is_file():
-        raise FileNotFoundError(f"{start}: no detector weights to continue")
+    start = _weights(recipe.detector_start, "detector")
     t0 = time.time()
     YOLO(str(start), task="obb").train(
         data=str(yaml_path),
@@ -202,9 +224,7 @@ def _train_classifier(data: Path, recipe: GpuRecipe, device: str, out: Path) -> 
     )
     init_state = None
     if recipe.classifier_start:
-        start = Path(recipe.classifier_start)
-        if not start.is_absolute() and not start.exists():  # the shipped weights, from anywhere
-            start = REPO / start
+        start = _weights(recipe.classifier_start, "classifier")
         init_state = torch.load(start, map_location="cpu", weights_only=True)
         _log(out, f"classifier: continues {start}")
     net = train_net(
@@ -261,6 +281,7 @@ def run(
         recipe = GpuRecipe(**{k: v for k, v in saved.items() if k in asdict(recipe)})
         _train_classifier(data, recipe, "cuda" if device == "0" else "cpu", out)
         return
+    preflight(recipe, part)
     (out / "recipe.json").write_text(json.dumps(asdict(recipe), indent=1))
     if part == "detector":  # continue a detector on the scenes an earlier run drew
         _train_detector(data, runs, recipe, device, out)
