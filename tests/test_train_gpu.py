@@ -73,8 +73,9 @@ def test_the_classifier_learns_with_its_crops_augmented_where_it_trains():
     assert next(net.parameters()).device.type == "cpu"
 
 
-def test_a_run_exports_a_classifier_and_detector_the_counter_reads(tmp_path: Path):
-    data, out, models = tmp_path / "data", tmp_path / "run", tmp_path / "models"
+def _sample_run(tmp_path: Path, **changes) -> tuple[Path, Path, GpuRecipe]:
+    """A run over the bundled sample scenes (as its one set and its validation set)."""
+    data, out = tmp_path / "data", tmp_path / "run"
     shutil.copytree(SAMPLE, data / "gpu-mixed")
     shutil.copytree(SAMPLE, data / "val")
     out.mkdir()
@@ -83,8 +84,14 @@ def test_a_run_exports_a_classifier_and_detector_the_counter_reads(tmp_path: Pat
         scene_sets=(("gpu-mixed", 4, 4100, "mixed"),),
         val_set=("val", 4, 2000, "mixed"),
         classifier_epochs=1,
-        classifier_width=8,
+        **changes,
     )
+    return data, out, recipe
+
+
+def test_a_run_exports_a_classifier_and_detector_the_counter_reads(tmp_path: Path):
+    data, out, recipe = _sample_run(tmp_path, classifier_width=8)
+    models = tmp_path / "models"
     (out / "recipe.json").write_text(json.dumps(asdict(recipe)))
     _train_classifier(data, recipe, "cpu", out)
     meta = json.loads((out / "decks.json").read_text())
@@ -115,15 +122,8 @@ def test_the_classifier_continues_the_weights_it_is_given(tmp_path: Path):
 
     from vision.deck_net import build_net
 
-    data, out = tmp_path / "data", tmp_path / "run"
-    shutil.copytree(SAMPLE, data / "gpu-mixed")
-    shutil.copytree(SAMPLE, data / "val")
-    out.mkdir()
-    recipe = replace(
-        GpuRecipe(),
-        scene_sets=(("gpu-mixed", 4, 4100, "mixed"),),
-        val_set=("val", 4, 2000, "mixed"),
-        classifier_epochs=1,
+    data, out, recipe = _sample_run(
+        tmp_path,
         classifier_lr=1e-9,  # next to no step: the weights stay those it started from
         classifier_start=str(REPO / "models" / "tallero-decks.pt"),
     )
