@@ -134,10 +134,7 @@ def preflight(recipe: GpuRecipe, part: str) -> None:
 
 
 def _train_detector(data: Path, runs: Path, recipe: GpuRecipe, device: str, out: Path) -> Path:
-    os.environ["YOLO_VERBOSE"] = "true"
-    from vision.offline import import_ultralytics
-
-    import_ultralytics()
+    """Continue the detector; ultralytics was imported offline by `preflight`."""
     try:
         import polars  # noqa: F401
     except ImportError:  # only its results.csv reader needs it
