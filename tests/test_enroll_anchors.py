@@ -8,7 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.enroll_fit import _init_state, find_anchors, relabel_truth
+from vision.enroll_fit import (
+    LEFT_OUT,
+    _init_state,
+    _shift_logit,
+    find_anchors,
+    other_prior_factor,
+    pair_decks,
+    relabel_truth,
+)
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
@@ -38,6 +46,49 @@ def test_relabel_names_enrolled_slots_and_anchored_stand_ins(tmp_path):
         False,
         True,
     ]
+
+
+def test_kin_stand_ins_are_left_out_of_the_fit(tmp_path):
+    from vision.deck_net import class_counts, class_of, default_classes
+
+    data = _truth(tmp_path, ["pump", "red-plow", "carriage"])
+    relabel_truth(data, slots={}, anchors={"pump": "mine"}, left_out={"red-plow"})
+    # The kin deck is neither a class nor "other"; an unpaired deck still teaches "other".
+    assert _decks(data) == ["mine", LEFT_OUT, None]
+    truth = json.loads((data / "truth" / "000000.json").read_text())
+    classes = default_classes(("mine",), ("red",))
+    assert [class_of(c) for c in truth["cards"]] == ["mine", LEFT_OUT, "other", "face:red"]
+    assert LEFT_OUT not in classes
+    assert class_counts([data], classes) == [1, 1, 1]
+
+
+def test_other_prior_factor_restores_the_shipped_odds_of_other():
+    shipped = ("a", "b", "face:red", "other")
+    # Shipped: 50 "other" crops against 100 per deck (odds 0.5).
+    shipped_counts = [100, 100, 7, 50]
+    mine = ("x", "face:red", "other")
+    # The fit: 300 "other" crops against 150 for its one deck (odds 2).
+    assert other_prior_factor([150, 3, 300], mine, shipped_counts, shipped, 1.0) == 0.25
+    assert other_prior_factor([150, 3, 300], mine, shipped_counts, shipped, 0.5) == 0.125
+    # Off, or nothing to compare with: unchanged.
+    assert other_prior_factor([150, 3, 300], mine, shipped_counts, shipped, 0.0) == 1.0
+    assert other_prior_factor([150, 3, 0], mine, shipped_counts, shipped, 1.0) == 1.0
+    assert other_prior_factor([150, 3], ("x", "face:red"), shipped_counts, shipped, 1.0) == 1.0
+
+
+def test_shifting_a_logit_multiplies_that_class_odds_only():
+    torch = pytest.importorskip("torch")
+    from vision.deck_net import build_net
+
+    torch.manual_seed(0)
+    net = build_net(3, 4).eval()
+    x = torch.rand(2, 3, 48, 32)
+    before = torch.softmax(net(x)[0], dim=1)
+    _shift_logit(net, 2, 0.25)
+    after = torch.softmax(net(x)[0], dim=1)
+    odds = lambda p: p[:, 2] / p[:, 0]  # noqa: E731
+    assert torch.allclose(odds(after), 0.25 * odds(before), rtol=1e-4)
+    assert torch.allclose(after[:, 1] / after[:, 0], before[:, 1] / before[:, 0], rtol=1e-4)
 
 
 def test_head_rows_start_from_the_anchored_built_in_decks():
@@ -87,3 +138,6 @@ def test_a_picture_the_classifier_cannot_place_gets_no_anchor():
     blank = np.full((120, 80, 3), 200, np.uint8)
     anchors = find_anchors({"plain": [blank]}, MODELS / "tallero-decks.onnx", 0.5)
     assert anchors == {}
+    # Its likeliest built-in deck is only kin: its stand-ins are left out of the fit.
+    anchors, kin = pair_decks({"plain": [blank]}, MODELS / "tallero-decks.onnx", 0.5)
+    assert anchors == {} and list(kin.values()) == ["plain"]

@@ -11,7 +11,18 @@ anchored deck then count as that enrolled deck (the same deck in other art), and
 new classifier starts from the shipped one's weights, including its head rows for the
 anchors, the face colours and ``other``. Stand-in decks no enrolled deck is anchored to
 teach ``other``, so a back of a deck that is not enrolled is reported as unknown rather
-than as the nearest enrolled one.
+than as the nearest enrolled one. The one exception is a deck's *kin*: the built-in deck
+the best assignment pairs with an enrolled deck that it sees too faintly to anchor (the
+expansion red plow for a red plow drawn otherwise). Its stand-in cards are left out of
+training: teaching them as ``other`` would teach the enrolled deck's own object and ink
+as unknown.
+
+The scenes drawn for the fit hold far more ``other`` cards, for every enrolled deck, than
+the shipped classifier was trained with (every stand-in deck that is not anchored). So the
+fitted classifier's ``other`` logit is moved by ``log(factor)`` (`other_prior_factor`),
+bringing its odds of ``other`` against a deck back to ``other_prior_scale`` times the
+shipped classifier's: otherwise a back of an enrolled deck seen a little unlike its
+enrolled picture is called unknown.
 """
 
 from __future__ import annotations
@@ -34,6 +45,8 @@ SHIPPED_CLASSIFIER_WEIGHTS = Path(__file__).resolve().parent.parent / "models" /
 # An enrolled deck is anchored to a built-in one when the shipped classifier gives that
 # built-in deck at least this probability on the enrolled picture.
 ANCHOR_MIN_PROBABILITY = 0.5
+# Truth label of stand-in cards left out of the fit (a deck's kin): no class is named so.
+LEFT_OUT = "~left-out"
 
 
 @dataclass(frozen=True)
@@ -52,15 +65,23 @@ class FitRecipe:
     standin_share: float = 0.35
     # Learning rate when starting from the shipped classifier.
     lr: float = 1e-3
+    # The fitted classifier's odds of "other" against a deck, as a multiple of the shipped
+    # classifier's (see `other_prior_factor`; 1 is the shipped odds, 0 turns it off).
+    other_prior_scale: float = 0.5
 
 
 def relabel_truth(
-    dataset: Path, slots: dict[str, str], anchors: dict[str, str] | None = None
+    dataset: Path,
+    slots: dict[str, str],
+    anchors: dict[str, str] | None = None,
+    left_out: frozenset[str] | set[str] = frozenset(),
 ) -> None:
     """Rename generator deck slots to enrolled names.
 
     ``slots`` maps the slots drawn with enrolled art; ``anchors`` maps built-in decks
-    (drawn with stand-in art) to the enrolled deck they are. Other decks become ``other``.
+    (drawn with stand-in art) to the enrolled deck they are. Built-in decks in
+    ``left_out`` are labelled `LEFT_OUT` (no class: they still hide other cards but are
+    not learnt from). Other decks become ``other``.
     """
     anchors = anchors or {}
     for path in sorted((dataset / "truth").glob("*.json")):
@@ -72,6 +93,8 @@ def relabel_truth(
                 card["deck"] = slots[card["deck"]]
             elif card["deck"] in anchors:
                 card["deck"] = anchors[card["deck"]]
+            elif card["deck"] in left_out:
+                card["deck"] = LEFT_OUT
             else:
                 card["deck"] = None
                 card["random_art"] = True
@@ -95,12 +118,22 @@ def find_anchors(
     classifier_path: Path,
     min_probability: float = ANCHOR_MIN_PROBABILITY,
 ) -> dict[str, str]:
-    """Built-in deck -> enrolled deck, where the shipped classifier clearly sees it.
+    """Built-in deck -> enrolled deck, where the shipped classifier clearly sees it."""
+    return pair_decks(pictures, classifier_path, min_probability)[0]
+
+
+def pair_decks(
+    pictures: dict[str, list[np.ndarray]],
+    classifier_path: Path,
+    min_probability: float = ANCHOR_MIN_PROBABILITY,
+) -> tuple[dict[str, str], dict[str, str]]:
+    """``(anchors, kin)``: built-in deck -> enrolled deck, seen clearly / seen faintly.
 
     Each enrolled deck's pictures are read by the shipped classifier, each as itself, turned
     half a turn and shifted by 3% each way (the framing it was trained to forgive), and the
-    probabilities averaged; the best one-to-one assignment of enrolled decks to built-in
-    decks is kept where its probability is at least ``min_probability``.
+    probabilities averaged. Of the best one-to-one assignment of enrolled decks to built-in
+    decks, the pairs with a probability of at least ``min_probability`` are anchors, the
+    others kin.
     """
     import itertools
 
@@ -111,7 +144,7 @@ def find_anchors(
     clf = DeckClassifier(classifier_path, threads=1)
     names = [n for n in pictures if pictures[n]]
     if not names or not clf.decks:
-        return {}
+        return {}, {}
     rows = []
     for name in names:
         crops = np.stack(
@@ -131,15 +164,67 @@ def find_anchors(
         if score > best_score:
             best, best_score = perm, score
     assert best is not None
-    return {clf.decks[j]: names[i] for i, j in enumerate(best) if table[i, j] >= min_probability}
+    anchors, kin = {}, {}
+    for i, j in enumerate(best):
+        (anchors if table[i, j] >= min_probability else kin)[clf.decks[j]] = names[i]
+    return anchors, kin
+
+
+def other_prior_factor(
+    counts: list[int] | np.ndarray,
+    classes: tuple[str, ...],
+    shipped_counts: list[int],
+    shipped_classes: tuple[str, ...],
+    scale: float,
+) -> float:
+    """How much to multiply the fitted classifier's odds of ``other`` by (1: unchanged).
+
+    Odds of ``other`` against a deck are measured as the ``other`` crops over the mean
+    crops of a deck, in the fit (``counts``) and in the shipped classifier's training
+    (``shipped_counts``); the factor brings the first to ``scale`` times the second.
+    """
+    if scale <= 0 or OTHER not in classes or OTHER not in shipped_classes:
+        return 1.0
+
+    def odds(n: list[int] | np.ndarray, cl: tuple[str, ...]) -> float:
+        decks = [n[k] for k, c in enumerate(cl) if c != OTHER and not c.startswith(FACE_PREFIX)]
+        mean = float(np.mean(decks)) if decks else 0.0
+        return float(n[cl.index(OTHER)]) / mean if mean > 0 else 0.0
+
+    fit, shipped = odds(counts, classes), odds(shipped_counts, shipped_classes)
+    if fit <= 0 or shipped <= 0:
+        return 1.0
+    return scale * shipped / fit
+
+
+def _class_counts(onnx_path: Path) -> tuple[tuple[str, ...], list[int]] | None:
+    """A classifier's classes and training crops per class (None when it records none)."""
+    if not Path(onnx_path).is_file():
+        return None
+    from vision.classifier import DeckClassifier
+
+    meta = DeckClassifier(onnx_path, threads=1).session.get_modelmeta().custom_metadata_map
+    if "class_counts" not in meta:
+        return None
+    return tuple(json.loads(meta["classes"])), list(json.loads(meta["class_counts"]))
+
+
+def _shift_logit(net: Any, index: int, factor: float) -> None:
+    """Multiply the odds of class ``index`` by ``factor`` (its head bias moves by the log)."""
+    import torch
+
+    if factor == 1.0:
+        return
+    with torch.no_grad():
+        net.head.bias[index] += float(np.log(factor))
 
 
 def _init_state(init: dict, classes: tuple[str, ...], anchors: dict[str, str]) -> dict:
     """The shipped classifier's weights with its head rows mapped onto ``classes``.
 
     Face colours and ``other`` keep their rows; an enrolled deck takes the row of the
-    built-in deck it is anchored to, and one without an anchor (whatever its name) the
-    mean of the shipped deck rows.
+    built-in deck it is paired with in ``anchors`` (anchored to, or kin to), and one
+    without (whatever its name) the mean of the shipped deck rows.
     """
     import torch
 
@@ -190,13 +275,15 @@ def fit_profile_classifier(
 
         init = torch.load(init_weights, map_location="cpu", weights_only=True)
     anchors: dict[str, str] = {}
+    kin: dict[str, str] = {}
     shipped_onnx = Path(init_weights).with_suffix(".onnx") if init_weights else None
     if init is not None and shipped_onnx is not None and shipped_onnx.is_file():
         style = EnrolledStyle(folder)
-        anchors = find_anchors({slots[k]: v for k, v in style.backs.items()}, shipped_onnx)
+        anchors, kin = pair_decks({slots[k]: v for k, v in style.backs.items()}, shipped_onnx)
     log(
         "enroll: anchored "
         + (", ".join(f"{v} = built-in {k}" for k, v in anchors.items()) or "no deck")
+        + "".join(f"; {v} is kin to built-in {k} (left out)" for k, v in kin.items())
     )
     with tempfile.TemporaryDirectory(prefix="tallero-enroll-") as tmp:
         t0 = time.perf_counter()
@@ -225,7 +312,7 @@ def fit_profile_classifier(
                     progress=False,
                     art=art,
                 )
-                relabel_truth(data, slot_map, anchors)
+                relabel_truth(data, slot_map, anchors, left_out=set(kin))
                 dirs.append(data)
         timings["scenes_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
@@ -252,10 +339,18 @@ def fit_profile_classifier(
         threads=recipe.threads,
         lr=recipe.lr if init is not None else 3e-3,
         log=log,
-        init_state=_init_state(init, classes, anchors) if init is not None else None,
+        # A deck's kin is still its likeliest built-in deck: a better start than the mean.
+        init_state=_init_state(init, classes, anchors | kin) if init is not None else None,
         width=width,
     )
     timings["fit_s"] = time.perf_counter() - t0
+    factor = 1.0
+    shipped = _class_counts(shipped_onnx) if init is not None and shipped_onnx else None
+    if shipped is not None:
+        scale = recipe.other_prior_scale
+        factor = other_prior_factor(counts, classes, shipped[1], shipped[0], scale)
+        _shift_logit(net, classes.index(OTHER), factor)
+        log(f"enroll: odds of {OTHER} multiplied by {factor:.3f}")
     export_onnx(
         net,
         out,
@@ -265,11 +360,15 @@ def fit_profile_classifier(
         extra={
             "profile_decks": json.dumps(list(names)),
             "anchors": json.dumps(anchors),
+            "kin": json.dumps(kin),
             "class_counts": json.dumps(counts.tolist()),
+            "other_prior_factor": json.dumps(round(factor, 6)),
         },
     )
     return {
         "anchors": anchors,
+        "kin": kin,
+        "other_prior_factor": round(factor, 6),
         "classes": list(classes),
         "decks": list(names),
         "crops": int(len(crops.labels)),
