@@ -57,6 +57,26 @@ def test_each_wrong_pair_gets_its_card_errors() -> None:
     assert summary["wrong"] == 2
     assert summary["events"]["named_otherwise"] == 1
     assert summary["pairs_due_only_to"] == {"deck_named_this": 1}
+    assert summary["pairs_due_only_to_by_layout"] == {"sorted": {"deck_named_this": 1}}
+
+
+def test_finds_that_match_no_card_are_told_apart() -> None:
+    truth = {
+        "decks": ["pump"],
+        "counts": {"pump": 2},
+        "cards": [truth_card(100, "pump"), truth_card(300, "pump", visible=0.3)],
+    }
+    # A second box on the found card, a box too far off the missed one to match it (IoU
+    # 1/3), and a box on bare table.
+    cards = found((100, "pump"), (104, "pump"), (320, "pump"), (900, "pump"))
+    (pump,) = pair_errors(truth, cards)
+    assert pump["got"] == 4
+    assert pump["kinds"] == {
+        "missed_under_half": 1,
+        "double_find": 1,
+        "off_find": 1,
+        "false_find": 1,
+    }
 
 
 def test_right_counts_give_no_records() -> None:

@@ -9,12 +9,15 @@ errors behind it are sorted into kinds:
   unknown;
 - ``deck_named_this``, ``other_art_named_this``, ``face_named_this``: a card of another
   deck, a back of no deck of the profile, or a face was found and named this deck;
-- ``false_find``: a find that matches no card was named this deck.
+- ``double_find``, ``off_find``, ``false_find``: a find that matches no card was named
+  this deck; it lies on a card that another find matched (a second box on one card), on
+  a card that nothing matched (a box too far off to match it), or on no card (IoU under
+  `ON_CARD_IOU` with every card).
 
 A wrong pair is *due to* a kind when fixing that kind alone makes it exact. One JSON object
 is printed: pair totals, error events per kind, and pairs due to each kind (and to it
-alone). This is how the next improvement is chosen: detection (missed, false finds) or
-naming (the rest).
+alone), over the whole set and per layout kind. This is how the next improvement is
+chosen: detection (missed, false finds) or naming (the rest).
 """
 
 from __future__ import annotations
@@ -26,15 +29,34 @@ from pathlib import Path
 from typing import Any
 
 from vision.cards import Cards
-from vision.evaluate import counted_scenes, found_labels, match_cards, truth_label, truth_quads
+from vision.evaluate import (
+    counted_scenes,
+    found_labels,
+    match_cards,
+    quad_iou,
+    truth_label,
+    truth_quads,
+)
 
 # Kinds that take a card away from the deck's count; the others add one.
 UNDER = ("missed_under_half", "missed", "named_otherwise")
+# A find that matches no card still lies on the card it overlaps this much (IoU).
+ON_CARD_IOU = 0.2
+
+
+def unmatched_kind(quad: Any, quads: Any, matched_truth: set[int]) -> str:
+    """``double_find``, ``off_find`` or ``false_find`` for a find that matched no card."""
+    ious = [quad_iou(quad, t) for t in quads]
+    if not ious or max(ious) < ON_CARD_IOU:
+        return "false_find"
+    best = max(range(len(ious)), key=ious.__getitem__)
+    return "double_find" if best in matched_truth else "off_find"
 
 
 def pair_errors(truth: dict[str, Any], cards: Cards) -> list[dict[str, Any]]:
     """One record per deck of ``truth`` whose count from ``cards`` is wrong."""
-    found = {j: i for i, j in match_cards(cards.corners, truth_quads(truth))}
+    quads = truth_quads(truth)
+    found = {j: i for i, j in match_cards(cards.corners, quads)}
     matched = set(found.values())
     names = found_labels(cards)
     out = []
@@ -58,7 +80,9 @@ def pair_errors(truth: dict[str, Any], cards: Cards) -> list[dict[str, Any]]:
                     kinds["deck_named_this"] += 1
                 else:
                     kinds["other_art_named_this"] += 1
-        kinds["false_find"] += sum(1 for i, n in enumerate(names) if n == deck and i not in matched)
+        for i, n in enumerate(names):
+            if n == deck and i not in matched:
+                kinds[unmatched_kind(cards.corners[i], quads, set(found))] += 1
         kinds = +kinds  # drop zero counts
         out.append({"deck": deck, "want": want, "got": got, "kinds": dict(kinds)})
     return out
@@ -79,6 +103,7 @@ def summarize(records: list[tuple[str, dict[str, Any]]], pairs: int) -> dict[str
     events: Counter[str] = Counter()
     due: Counter[str] = Counter()
     only: Counter[str] = Counter()
+    only_by_layout: dict[str, Counter[str]] = {}
     wrong_by_kind: Counter[str] = Counter()
     for layout, rec in records:
         wrong_by_kind[layout] += 1
@@ -87,6 +112,7 @@ def summarize(records: list[tuple[str, dict[str, Any]]], pairs: int) -> dict[str
         due.update(causes)
         if len(rec["kinds"]) == 1:
             only.update(causes)
+            only_by_layout.setdefault(layout, Counter()).update(causes)
     return {
         "pairs": pairs,
         "wrong": len(records),
@@ -94,6 +120,9 @@ def summarize(records: list[tuple[str, dict[str, Any]]], pairs: int) -> dict[str
         "events": dict(events.most_common()),
         "pairs_due_to": dict(due.most_common()),
         "pairs_due_only_to": dict(only.most_common()),
+        "pairs_due_only_to_by_layout": {
+            layout: dict(c.most_common()) for layout, c in sorted(only_by_layout.items())
+        },
     }
 
 
