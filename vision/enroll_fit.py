@@ -20,8 +20,8 @@ as unknown.
 The scenes drawn for the fit hold far more ``other`` cards, for every enrolled deck, than
 the shipped classifier was trained with (every stand-in deck that is not anchored). So the
 fitted classifier's ``other`` logit is moved by ``log(factor)`` (`other_prior_factor`),
-bringing its odds of ``other`` against a deck back to ``other_prior_scale`` times the
-shipped classifier's: otherwise a back of an enrolled deck seen a little unlike its
+bringing its odds of ``other`` against a deck back to the shipped classifier's (times
+``other_prior_scale``): otherwise a back of an enrolled deck seen a little unlike its
 enrolled picture is called unknown.
 """
 
@@ -66,8 +66,10 @@ class FitRecipe:
     # Learning rate when starting from the shipped classifier.
     lr: float = 1e-3
     # The fitted classifier's odds of "other" against a deck, as a multiple of the shipped
-    # classifier's (see `other_prior_factor`; 1 is the shipped odds, 0 turns it off).
-    other_prior_scale: float = 0.5
+    # classifier's (see `other_prior_factor`; 1 is the shipped odds, 0 turns it off). Lower
+    # names more of the user's own cards, but names more backs of decks that are not
+    # enrolled as the nearest enrolled deck.
+    other_prior_scale: float = 1.0
 
 
 def relabel_truth(
