@@ -80,3 +80,30 @@ def test_perfect_and_wrong_counts() -> None:
     assert out["by_visibility"]["0.3-0.5"]["label_accuracy"] == 0.5
     assert out["by_kind"]["sorted"]["images"] == 2
     assert len(out["failures"]) == 1
+    # Nothing was flagged: the two finds that made a count wrong went unseen.
+    assert out["flagged_share"] == 0.0
+    assert out["miscounting_flagged"] == 0.0
+
+
+def test_flagged_finds_that_miscount_are_told() -> None:
+    decks = ["pump", "plow"]
+    cards = [
+        {"side": "back", "deck": "pump", "corners": quad(0, 0), "visible_fraction": 0.9},
+        {"side": "back", "deck": "plow", "corners": quad(50, 0), "visible_fraction": 0.9},
+        {"side": "back", "deck": None, "corners": quad(100, 0), "visible_fraction": 0.9},
+    ]
+    # The plow named pump (unsure), the other-art back named plow (sure), a false find
+    # named pump (unsure), the real pump right and sure.
+    found = count_of(
+        [c["corners"] for c in cards] + [quad(300, 300)],
+        [BACK, BACK, BACK, BACK],
+        ["pump", "pump", "plow", "pump"],
+        tuple(decks),
+    )
+    found.cards.deck_confidence[:] = [0.95, 0.4, 0.9, 0.3]
+    ev = Evaluation()
+    ev.add(truth_record(cards, decks), found)
+    out = ev.to_json()
+    assert found.uncertain == [2, 4]
+    assert out["flagged_share"] == 0.5
+    assert out["miscounting_flagged"] == pytest.approx(2 / 3, abs=1e-4)

@@ -95,6 +95,9 @@ class Tally:
     matched: int = 0
     backs_matched: int = 0
     backs_named_right: int = 0
+    flagged: int = 0
+    miscounting: int = 0
+    miscounting_flagged: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         def ratio(a: float, b: float) -> float | None:
@@ -108,6 +111,8 @@ class Tally:
             "card_precision": ratio(self.matched, self.predicted),
             "card_recall": ratio(self.matched, self.truths),
             "deck_accuracy": ratio(self.backs_named_right, self.backs_matched),
+            "flagged_share": ratio(self.flagged, self.predicted),
+            "miscounting_flagged": ratio(self.miscounting_flagged, self.miscounting),
         }
 
 
@@ -180,6 +185,14 @@ class Evaluation:
         for i in range(len(cards)):
             if i not in matched_pred:
                 self.confusion["spurious"][pred_labels[i]] += 1
+        # Finds counted for a deck they are not (false finds, cards of another deck or art or
+        # faces named a deck), and how many of them the user is asked to look at.
+        flagged = {k - 1 for k in count.uncertain}
+        truth_of = {i: truth_label(truth["cards"][j]) for i, j in pairs}
+        miscounting = [
+            i for i, label in enumerate(pred_labels) if label in want and truth_of.get(i) != label
+        ]
+        miscounting_flagged = sum(i in flagged for i in miscounting)
         for t in slices:
             t.images += 1
             t.images_exact += exact_pairs == len(want)
@@ -191,6 +204,9 @@ class Evaluation:
             t.matched += len(pairs)
             t.backs_matched += backs_matched
             t.backs_named_right += named_right
+            t.flagged += len(flagged)
+            t.miscounting += len(miscounting)
+            t.miscounting_flagged += miscounting_flagged
         if exact_pairs != len(want):
             self.failures.append(
                 {
@@ -270,6 +286,11 @@ def format_table(ev: Evaluation) -> str:
         lines.append(row(f"kind {k}", v.as_dict()))
     for k, v in sorted(ev.by_decks.items()):
         lines.append(row(k, v.as_dict()))
+    d = ev.overall.as_dict()
+    lines.append(
+        f"uncertain (flagged for a look): {d['flagged_share']} of the finds; of the finds "
+        f"counted for a deck they are not, {d['miscounting_flagged']}"
+    )
     lines.append("")
     lines.append(f"{'visible fraction':<18}{'cards':>10}{'card_recall':>15}{'label_accuracy':>16}")
     for k, v in sorted(ev.by_band.items()):
