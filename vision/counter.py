@@ -41,7 +41,7 @@ class Count:
     cards: Cards
     decks: tuple[str, ...]
     model: dict[str, Any]
-    uncertain_below_confidence: float = 0.5
+    uncertain_below_confidence: float = 0.8
     timings_s: dict[str, float] = field(default_factory=dict)
 
     @property
