@@ -18,7 +18,7 @@ import json
 import shutil
 import tempfile
 import time
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,17 +29,9 @@ HEADLINE = ("deck_exact", "deck_accuracy", "card_precision", "card_recall")
 
 def parse_recipe(text: str, base: FitRecipe) -> FitRecipe:
     """``"epochs=6,other_prior_scale=0.5"`` -> ``base`` with those fields, typed like them."""
-    types = {f.name: type(getattr(base, f.name)) for f in fields(FitRecipe)}
-    out: dict[str, Any] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        key, sep, value = part.partition("=")
-        if not sep or key not in types:
-            raise ValueError(f"not a KEY=VALUE of the enrollment recipe: {part!r}")
-        try:
-            out[key] = types[key](value)
-        except ValueError:
-            raise ValueError(f"{key} takes a {types[key].__name__}, not {value!r}") from None
-    return replace(base, **out)
+    from vision.sweep import parse_overrides
+
+    return replace(base, **parse_overrides(text, base, "the enrollment recipe"))
 
 
 def profile_folder(profile: str) -> Path:

@@ -22,18 +22,29 @@ HEADLINE = ("deck_exact", "image_exact", "mae", "card_precision", "card_recall")
 
 def parse_try(text: str) -> dict[str, Any]:
     """``"detector_input_px=640,nms_iou=0.5"`` -> overrides typed like the settings fields."""
-    types = {f.name: type(getattr(VisionSettings(), f.name)) for f in fields(VisionSettings)}
+    return parse_overrides(text, VisionSettings(), "the vision settings")
+
+
+def parse_overrides(text: str, base: Any, what: str) -> dict[str, Any]:
+    """``"KEY=V,KEY=V"`` -> overrides of the dataclass ``base``, each typed like its field.
+
+    ``what`` names the fields in errors ("not a KEY=VALUE of {what}").
+    """
+    types = {f.name: type(getattr(base, f.name)) for f in fields(base)}
     out: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, sep, value = part.partition("=")
         if not sep or key not in types:
-            raise ValueError(f"not a KEY=VALUE of the vision settings: {part!r}")
+            raise ValueError(f"not a KEY=VALUE of {what}: {part!r}")
         if types[key] is bool:
             if value.lower() not in ("true", "false", "1", "0"):
                 raise ValueError(f"{key} takes true or false, not {value!r}")
             out[key] = value.lower() in ("true", "1")
         else:
-            out[key] = types[key](value)
+            try:
+                out[key] = types[key](value)
+            except ValueError:
+                raise ValueError(f"{key} takes a {types[key].__name__}, not {value!r}") from None
     return out
 
 
