@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,7 @@ UNDER = ("missed_under_half", "missed", "named_otherwise")
 ON_CARD_IOU = 0.2
 
 
-def unmatched_kind(quad: Any, quads: Any, matched_truth: set[int]) -> str:
+def unmatched_kind(quad: Any, quads: Any, matched_truth: Container[int]) -> str:
     """``double_find``, ``off_find`` or ``false_find`` for a find that matched no card."""
     ious = [quad_iou(quad, t) for t in quads]
     if not ious or max(ious) < ON_CARD_IOU:
@@ -82,7 +83,7 @@ def pair_errors(truth: dict[str, Any], cards: Cards) -> list[dict[str, Any]]:
                     kinds["other_art_named_this"] += 1
         for i, n in enumerate(names):
             if n == deck and i not in matched:
-                kinds[unmatched_kind(cards.corners[i], quads, set(found))] += 1
+                kinds[unmatched_kind(cards.corners[i], quads, found)] += 1
         kinds = +kinds  # drop zero counts
         out.append({"deck": deck, "want": want, "got": got, "kinds": dict(kinds)})
     return out

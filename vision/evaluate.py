@@ -165,6 +165,7 @@ class Evaluation:
         ]
         backs_matched = named_right = 0
         matched_truth = {j: i for i, j in pairs}
+        truth_of: dict[int, str] = {}  # found card -> what it truly is, when it matched one
         for j, card in enumerate(truth["cards"]):
             vis = float(card.get("visible_fraction", 1.0))
             band = next(band_name(lo, hi) for lo, hi in VISIBILITY_BANDS if lo <= vis < hi)
@@ -172,6 +173,7 @@ class Evaluation:
             bt.truths += 1
             want_label = truth_label(card)
             if j in matched_truth:
+                truth_of[matched_truth[j]] = want_label
                 bt.matched += 1
                 got_label = pred_labels[matched_truth[j]]
                 bt.named_right += got_label == want_label
@@ -188,7 +190,6 @@ class Evaluation:
         # Finds counted for a deck they are not (false finds, cards of another deck or art or
         # faces named a deck), and how many of them the user is asked to look at.
         flagged = {k - 1 for k in count.uncertain}
-        truth_of = {i: truth_label(truth["cards"][j]) for i, j in pairs}
         miscounting = [
             i for i, label in enumerate(pred_labels) if label in want and truth_of.get(i) != label
         ]
