@@ -12,6 +12,7 @@ from vision.enroll_fit import (
     LEFT_OUT,
     _init_state,
     _shift_logit,
+    base_crop_size,
     find_anchors,
     other_prior_factor,
     pair_decks,
@@ -141,3 +142,12 @@ def test_a_picture_the_classifier_cannot_place_gets_no_anchor():
     # Its likeliest built-in deck is only kin: its stand-ins are left out of the fit.
     anchors, kin = pair_decks({"plain": [blank]}, MODELS / "tallero-decks.onnx", 0.5)
     assert anchors == {} and list(kin.values()) == ["plain"]
+
+
+def test_crops_are_cut_at_the_size_the_base_classifier_reads():
+    said = []
+    onnx = MODELS / "tallero-decks.onnx"
+    assert base_crop_size(onnx, (32, 48), said.append) == (32, 48)
+    assert said == []
+    assert base_crop_size(onnx, (48, 72), said.append) == (32, 48)
+    assert said == ["enroll: crops cut at 32x48 px, the size the base classifier reads"]

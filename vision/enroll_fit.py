@@ -251,6 +251,19 @@ def _init_state(init: dict, classes: tuple[str, ...], anchors: dict[str, str]) -
     return state
 
 
+def base_crop_size(
+    onnx_path: Path, asked: tuple[int, int], log: Callable[[str], None] = print
+) -> tuple[int, int]:
+    """The crop size the classifier at ``onnx_path`` reads (logged when not ``asked``)."""
+    from vision.classifier import DeckClassifier
+
+    clf = DeckClassifier(onnx_path, threads=1)
+    size = (clf.width_px, clf.height_px)
+    if size != tuple(asked):
+        log(f"enroll: crops cut at {size[0]}x{size[1]} px, the size the base classifier reads")
+    return size
+
+
 def fit_profile_classifier(
     folder: Path,
     out: Path,
@@ -260,7 +273,12 @@ def fit_profile_classifier(
     log: Callable[[str], None] = print,
     init_weights: Path | None = SHIPPED_CLASSIFIER_WEIGHTS,
 ) -> dict[str, Any]:
-    """Fit and export (ONNX, to ``out``) the classifier of the profile in ``folder``."""
+    """Fit and export (ONNX, to ``out``) the classifier of the profile in ``folder``.
+
+    Crops are cut at ``crop_width_px`` x ``crop_height_px``, or, when the fit starts from
+    a base classifier's weights, at the size that classifier reads (its ONNX beside the
+    weights), since its features only know cards at that size.
+    """
     from vision.deck_net import collect_crops, default_classes, export_onnx, train_net
     from vision.synth.art import ENROLLED_PREFIX
     from vision.synth.art_enrolled import EnrolledStyle, slot_names
@@ -280,6 +298,9 @@ def fit_profile_classifier(
     kin: dict[str, str] = {}
     shipped_onnx = Path(init_weights).with_suffix(".onnx") if init_weights else None
     if init is not None and shipped_onnx is not None and shipped_onnx.is_file():
+        crop_width_px, crop_height_px = base_crop_size(
+            shipped_onnx, (crop_width_px, crop_height_px), log
+        )
         style = EnrolledStyle(folder)
         anchors, kin = pair_decks({slots[k]: v for k, v in style.backs.items()}, shipped_onnx)
     log(
