@@ -107,3 +107,26 @@ def test_flagged_finds_that_miscount_are_told() -> None:
     assert found.uncertain == [2, 4]
     assert out["flagged_share"] == 0.5
     assert out["miscounting_flagged"] == pytest.approx(2 / 3, abs=1e-4)
+
+
+def test_a_back_named_a_deck_that_looks_like_no_deck_is_flagged() -> None:
+    """Backs of another deck are named for the deck of their ink with a sure confidence,
+    but their own picture keeps some of the "other" class: that marks them."""
+    decks = ["pump", "plow"]
+    cards = [
+        {"side": "back", "deck": "pump", "corners": quad(0, 0), "visible_fraction": 0.9},
+        {"side": "back", "deck": None, "corners": quad(50, 0), "visible_fraction": 0.9},
+        {"side": "face", "deck": None, "color": "red", "corners": quad(100, 0)},
+    ]
+    found = count_of(
+        [c["corners"] for c in cards], [BACK, BACK, FACE], ["pump", "pump", None], tuple(decks)
+    )
+    found.cards.deck_confidence[:] = 0.97
+    found.cards.other_probability[:] = [0.02, 0.25, 0.6]  # a face's is never read
+    assert found.uncertain == [2]
+    ev = Evaluation()
+    ev.add(truth_record(cards, decks), found)
+    assert ev.to_json()["miscounting_flagged"] == 1.0
+    # At a bar above its share, the foreign back passes unmarked.
+    found.uncertain_other_probability = 0.3
+    assert found.uncertain == []

@@ -50,6 +50,17 @@ def test_empty_and_concatenate() -> None:
     assert both.corners.shape == (3, 4, 2)
 
 
+def test_other_probability_travels_with_its_rows() -> None:
+    cards = make(3)
+    assert list(cards.other_probability) == [0.0, 0.0, 0.0]
+    cards.other_probability[:] = [0.1, 0.2, 0.3]
+    assert cards[[2, 0]].other_probability == pytest.approx([0.3, 0.1])
+    both = Cards.concatenate([cards[[1]], make(1)])
+    assert both.other_probability == pytest.approx([0.2, 0.0])
+    with pytest.raises(ValueError):
+        Cards(np.zeros((2, 4, 2)), [BACK, BACK], [0.5, 0.5], other_probability=[0.1])
+
+
 @pytest.mark.parametrize("angle", [0.0, 0.4, 1.2, -0.7, 2.9])
 @pytest.mark.parametrize("wh", [(40, 60), (60, 40)])
 def test_canonical_order_short_edge_first_clockwise(angle: float, wh: tuple) -> None:

@@ -32,6 +32,9 @@ class Cards:
         deck_confidence: ``(n,)`` float32 in [0, 1]; 1 where nothing was classified.
         color: ``(n,)`` object, face colour name or ``None``.
         value: ``(n,)`` int16 face value, -1 where unknown.
+        other_probability: ``(n,)`` float32, how likely the classifier found the card's own
+            picture to be a back of no deck of the profile (before its neighbours were
+            heard); 0 where nothing was classified.
     """
 
     corners: np.ndarray
@@ -41,6 +44,7 @@ class Cards:
     deck_confidence: np.ndarray = field(default=None)  # type: ignore[assignment]
     color: np.ndarray = field(default=None)  # type: ignore[assignment]
     value: np.ndarray = field(default=None)  # type: ignore[assignment]
+    other_probability: np.ndarray = field(default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         self.corners = np.asarray(self.corners, dtype=np.float32).reshape(-1, 4, 2)
@@ -57,7 +61,18 @@ class Cards:
         if self.value is None:
             self.value = np.full(n, -1, dtype=np.int16)
         self.value = np.asarray(self.value, dtype=np.int16).reshape(-1)
-        for name in ("side", "confidence", "deck", "deck_confidence", "color", "value"):
+        if self.other_probability is None:
+            self.other_probability = np.zeros(n, dtype=np.float32)
+        self.other_probability = np.asarray(self.other_probability, np.float32).reshape(-1)
+        for name in (
+            "side",
+            "confidence",
+            "deck",
+            "deck_confidence",
+            "color",
+            "value",
+            "other_probability",
+        ):
             if len(getattr(self, name)) != n:
                 raise ValueError(f"Cards.{name} has {len(getattr(self, name))} rows, corners {n}")
         if n and not np.isin(self.side, (BACK, FACE)).all():
@@ -99,6 +114,7 @@ class Cards:
             self.deck_confidence[index],
             self.color[index],
             self.value[index],
+            self.other_probability[index],
         )
 
     @staticmethod
@@ -115,6 +131,7 @@ class Cards:
             np.concatenate([p.deck_confidence for p in parts]),
             np.concatenate([p.color for p in parts]),
             np.concatenate([p.value for p in parts]),
+            np.concatenate([p.other_probability for p in parts]),
         )
 
     @property

@@ -179,7 +179,8 @@ class DeckClassifier:
         neighbours: Neighbours | None = None,
         probabilities: np.ndarray | None = None,
     ) -> Cards:
-        """A copy of ``cards`` with ``deck``, ``deck_confidence`` and ``color`` filled in.
+        """A copy of ``cards`` with ``deck``, ``deck_confidence``, ``color`` and (backs)
+        ``other_probability`` filled in.
 
         ``neighbours``: how backs weigh the backs they touch (default: not at all).
         ``probabilities`` (from `card_probabilities`) saves reading the crops again.
@@ -193,6 +194,8 @@ class DeckClassifier:
         p, possible = self.within_profile(probabilities, profile)
         p = self.balanced(p, self.profile_decks(profile))
         backs = cards.side == BACK
+        if self._other >= 0:
+            out.other_probability = np.where(backs, p[:, self._other], 0.0).astype(np.float32)
         looks_like_none = backs & (p.argmax(axis=1) == self._other)
         p = (neighbours or Neighbours()).apply(cards.corners, p, backs, keep=looks_like_none)
         back_scores = np.where(self._is_back_class & possible, p, -1.0)

@@ -42,6 +42,7 @@ class Count:
     decks: tuple[str, ...]
     model: dict[str, Any]
     uncertain_below_confidence: float = 0.8
+    uncertain_other_probability: float = 0.1
     timings_s: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -68,13 +69,17 @@ class Count:
 
     @property
     def uncertain(self) -> list[int]:
-        """Ids of cards whose detection or naming is below the confidence bar, or unknown."""
+        """Ids of cards to look at: detection or naming below the confidence bar, unknown
+        backs, and backs named a deck whose own picture looked enough like no deck."""
         conf = self.cards.overall_confidence
+        other = self.cards.other_probability
         out = []
         for i in range(len(self.cards)):
             low = conf[i] < self.uncertain_below_confidence
-            unnamed = self.cards.side[i] == BACK and self.cards.deck[i] is None
-            if low or unnamed:
+            back = self.cards.side[i] == BACK
+            unnamed = back and self.cards.deck[i] is None
+            odd = back and other[i] >= self.uncertain_other_probability
+            if low or unnamed or odd:
                 out.append(i + 1)
         return out
 
@@ -334,6 +339,7 @@ class Counter:
             decks=profile,
             model=self.model_info,
             uncertain_below_confidence=self.settings.uncertain_below_confidence,
+            uncertain_other_probability=self.settings.uncertain_other_probability,
             timings_s={"decode": t1 - t0, "detect": t2 - t1, "classify": t3 - t2},
         )
 
