@@ -156,3 +156,18 @@ def test_enrolled_decks_count_exactly_and_an_unenrolled_deck_is_unknown(tallero,
         out = r.json()
         assert out["counts"] == counts, photo
         assert out["unknown"] == pails, photo
+    # The profile's classifier is known as enrolled, so the bar for backs that look like
+    # no deck is the enrolled one (off), not the built-in classifier's.
+    from vision.classifier import DeckClassifier
+    from vision.counter import Counter
+    from vision.settings import VisionSettings
+
+    (onnx,) = home.glob("profiles/*/decks.onnx")
+    assert DeckClassifier(onnx).enrolled
+    assert not DeckClassifier(MODELS / "tallero-decks.onnx").enrolled
+    count = Counter(classifier_path=onnx, decks=("pump", "carriage", "plow")).count(
+        DATA / COUNTED[0][0]
+    )
+    assert (
+        count.uncertain_other_probability == VisionSettings().enrolled_uncertain_other_probability
+    )

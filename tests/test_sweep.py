@@ -18,10 +18,16 @@ def test_overrides_are_typed_like_the_settings() -> None:
     }
     assert parse_try("card_check=false") == {"card_check": False}
     assert parse_try("card_check=True") == {"card_check": True}
+    # A setting that may be off (None) takes none, or a value of its own type.
+    assert parse_try("enrolled_uncertain_other_probability=0.3") == {
+        "enrolled_uncertain_other_probability": 0.3
+    }
+    assert parse_try("uncertain_other_probability=none") == {"uncertain_other_probability": None}
 
 
 @pytest.mark.parametrize(
-    "bad", ["nms_iou", "no_such_setting=1", "nms_iou=high", "card_check=maybe"]
+    "bad",
+    ["nms_iou", "no_such_setting=1", "nms_iou=high", "card_check=maybe", "nms_iou=none"],
 )
 def test_bad_overrides_are_refused(bad: str) -> None:
     with pytest.raises(ValueError):

@@ -96,3 +96,6 @@ def test_settings_refuse_nonsense() -> None:
         VisionSettings(nms_iou=1.5)
     with pytest.raises(ValueError):
         VisionSettings(crop_width_px=0)
+    with pytest.raises(ValueError):
+        VisionSettings(uncertain_other_probability=1.5)
+    assert VisionSettings(uncertain_other_probability=None).uncertain_other_probability is None

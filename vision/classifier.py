@@ -53,6 +53,8 @@ class DeckClassifier:
             self.width_px = int(meta["crop_width_px"])
             self.height_px = int(meta["crop_height_px"])
             counts = json.loads(meta["class_counts"]) if "class_counts" in meta else None
+            # A profile's own classifier (tallero enroll) names the decks it was fitted to.
+            self.enrolled = "profile_decks" in meta
         except ModelError:
             raise
         except Exception as exc:  # onnxruntime and json raise untyped errors

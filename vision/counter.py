@@ -42,7 +42,7 @@ class Count:
     decks: tuple[str, ...]
     model: dict[str, Any]
     uncertain_below_confidence: float = 0.8
-    uncertain_other_probability: float = 0.1
+    uncertain_other_probability: float | None = 0.1  # None: not a reason to look
     timings_s: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -72,13 +72,14 @@ class Count:
         """Ids of cards to look at: detection or naming below the confidence bar, unknown
         backs, and backs named a deck whose own picture looked enough like no deck."""
         conf = self.cards.overall_confidence
-        other = self.cards.other_probability
+        bar = self.uncertain_other_probability
+        other = self.cards.other_probability if bar is not None else None
         out = []
         for i in range(len(self.cards)):
             low = conf[i] < self.uncertain_below_confidence
             back = self.cards.side[i] == BACK
             unnamed = back and self.cards.deck[i] is None
-            odd = back and other[i] >= self.uncertain_other_probability
+            odd = back and other is not None and other[i] >= bar
             if low or unnamed or odd:
                 out.append(i + 1)
         return out
@@ -339,7 +340,11 @@ class Counter:
             decks=profile,
             model=self.model_info,
             uncertain_below_confidence=self.settings.uncertain_below_confidence,
-            uncertain_other_probability=self.settings.uncertain_other_probability,
+            uncertain_other_probability=(
+                s.enrolled_uncertain_other_probability
+                if self.classifier.enrolled
+                else s.uncertain_other_probability
+            ),
             timings_s={"decode": t1 - t0, "detect": t2 - t1, "classify": t3 - t2},
         )
 

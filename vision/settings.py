@@ -57,7 +57,14 @@ class VisionSettings:
     # scenes (seed 2600, 1000): of the finds counted for a deck they are not, 46.5% were
     # flagged without this (10.6% of all finds flagged); at 0.05 / 0.1 / 0.15 / 0.2 / 0.3,
     # 69.5% / 61.1% / 56.6% / 52.3% / 49.2% (13.6% / 11.9% / 11.3% / 11.0% / 10.7%).
-    uncertain_other_probability: float = 0.1
+    uncertain_other_probability: float | None = 0.1
+    # The same for a profile's enrolled classifier (None: off). Fitted on few scenes, it is
+    # less sure of the user's own cards, and the bar costs more: on the heirloom tuning
+    # scenes (seeds 7504 / 7508, 200 each, profiles enrolled from one row photo) flags
+    # rose from 17.6% to 30.7% (4 decks) and 20.3% to 21.9% (8 decks) of all finds at 0.1,
+    # to 19.5% / 20.5% at 0.3, for 50% -> 76% / 54% and 51% -> 54% / 51% of the finds
+    # counted for a deck they are not.
+    enrolled_uncertain_other_probability: float | None = None
     # A back's deck also weighs the backs it touches (a sorted player's cards lie together;
     # see vision/neighbours.py). 0 turns that off; the floor bounds how far neighbours can
     # overrule a card's own look (here odds of up to ((1 + 0.3) / 0.3) ** 2 = 19 to 1).
@@ -145,9 +152,12 @@ class VisionSettings:
             "card_nms_iou",
             "uncertain_below_confidence",
             "uncertain_other_probability",
+            "enrolled_uncertain_other_probability",
             "tile_overlap_fraction",
         ):
             value = getattr(self, name)
+            if value is None and name.endswith("other_probability"):
+                continue
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within [0, 1], got {value}")
         for name in (

@@ -25,18 +25,32 @@ def parse_try(text: str) -> dict[str, Any]:
     return parse_overrides(text, VisionSettings(), "the vision settings")
 
 
+def _field_type(f: Any, base: Any) -> type:
+    """The type a field's value is parsed as: its default's, or for a ``X | None`` field
+    whose default is None, ``X``."""
+    value = getattr(base, f.name)
+    if value is not None:
+        return type(value)
+    first = str(f.type).split("|")[0].strip()
+    return {"bool": bool, "int": int, "float": float}.get(first, str)
+
+
 def parse_overrides(text: str, base: Any, what: str) -> dict[str, Any]:
-    """``"KEY=V,KEY=V"`` -> overrides of the dataclass ``base``, each typed like its field.
+    """``"KEY=V,KEY=V"`` -> overrides of the dataclass ``base``, each typed like its field
+    (``none`` for a field that may be None).
 
     ``what`` names the fields in errors ("not a KEY=VALUE of {what}").
     """
-    types = {f.name: type(getattr(base, f.name)) for f in fields(base)}
+    types = {f.name: _field_type(f, base) for f in fields(base)}
+    optional = {f.name for f in fields(base) if "None" in str(f.type)}
     out: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, sep, value = part.partition("=")
         if not sep or key not in types:
             raise ValueError(f"not a KEY=VALUE of {what}: {part!r}")
-        if types[key] is bool:
+        if key in optional and value.lower() == "none":
+            out[key] = None
+        elif types[key] is bool:
             if value.lower() not in ("true", "false", "1", "0"):
                 raise ValueError(f"{key} takes true or false, not {value!r}")
             out[key] = value.lower() in ("true", "1")
