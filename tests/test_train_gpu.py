@@ -158,3 +158,14 @@ def test_a_missing_package_or_weights_file_stops_the_run_before_any_scene_is_dra
     with pytest.raises(FileNotFoundError, match="no classifier weights"):
         run(out, data, tmp_path / "runs", gone, "all")
     assert not data.exists()
+
+
+def test_the_command_line_sets_the_classifier_width(monkeypatch: pytest.MonkeyPatch, tmp_path):
+    from vision import train_gpu
+
+    seen = {}
+    monkeypatch.setattr(train_gpu, "run", lambda out, data, runs, recipe, *a: seen.update(r=recipe))
+    train_gpu.main(["run", "--out", str(tmp_path), "--classifier-width", "32"])
+    assert seen["r"].classifier_width == 32
+    train_gpu.main(["run", "--out", str(tmp_path)])
+    assert seen["r"].classifier_width == GpuRecipe().classifier_width == 24

@@ -382,6 +382,13 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--classifier-epochs", type=int, default=GpuRecipe.classifier_epochs)
     r.add_argument("--classifier-lr", type=float, default=GpuRecipe.classifier_lr)
     r.add_argument(
+        "--classifier-width",
+        type=int,
+        default=GpuRecipe.classifier_width,
+        help="classifier convolution width (wider tells foreign backs apart better; "
+        "enrollment and counting read it from the weights)",
+    )
+    r.add_argument(
         "--classifier-start", default="", help="continue this classifier state dict (.pt)"
     )
     r.add_argument(
@@ -424,6 +431,7 @@ def main(argv: list[str] | None = None) -> None:
         close_mosaic=args.close_mosaic,
         classifier_epochs=args.classifier_epochs,
         classifier_lr=args.classifier_lr,
+        classifier_width=args.classifier_width,
         classifier_start=args.classifier_start,
     )
     run(args.out, args.data, args.runs, recipe, args.part, args.deadline_s)
