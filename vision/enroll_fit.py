@@ -124,9 +124,16 @@ def find_anchors(
     return pair_decks(pictures, classifier_path, min_probability)[0]
 
 
+def _opened(classifier: Any) -> Any:
+    """A `vision.classifier.DeckClassifier`: ``classifier`` itself, or the one at that path."""
+    from vision.classifier import DeckClassifier
+
+    return classifier if isinstance(classifier, DeckClassifier) else DeckClassifier(classifier, 1)
+
+
 def pair_decks(
     pictures: dict[str, list[np.ndarray]],
-    classifier_path: Path,
+    classifier_path: Any,
     min_probability: float = ANCHOR_MIN_PROBABILITY,
 ) -> tuple[dict[str, str], dict[str, str]]:
     """``(anchors, kin)``: built-in deck -> enrolled deck, seen clearly / seen faintly.
@@ -141,9 +148,7 @@ def pair_decks(
 
     import cv2
 
-    from vision.classifier import DeckClassifier
-
-    clf = DeckClassifier(classifier_path, threads=1)
+    clf = _opened(classifier_path)
     names = [n for n in pictures if pictures[n]]
     if not names or not clf.decks:
         return {}, {}
@@ -199,13 +204,9 @@ def other_prior_factor(
     return scale * shipped / fit
 
 
-def _class_counts(onnx_path: Path) -> tuple[tuple[str, ...], list[int]] | None:
+def _class_counts(classifier: Any) -> tuple[tuple[str, ...], list[int]] | None:
     """A classifier's classes and training crops per class (None when it records none)."""
-    if not Path(onnx_path).is_file():
-        return None
-    from vision.classifier import DeckClassifier
-
-    meta = DeckClassifier(onnx_path, threads=1).session.get_modelmeta().custom_metadata_map
+    meta = _opened(classifier).session.get_modelmeta().custom_metadata_map
     if "class_counts" not in meta:
         return None
     return tuple(json.loads(meta["classes"])), list(json.loads(meta["class_counts"]))
@@ -252,12 +253,11 @@ def _init_state(init: dict, classes: tuple[str, ...], anchors: dict[str, str]) -
 
 
 def base_crop_size(
-    onnx_path: Path, asked: tuple[int, int], log: Callable[[str], None] = print
+    classifier: Any, asked: tuple[int, int], log: Callable[[str], None] = print
 ) -> tuple[int, int]:
-    """The crop size the classifier at ``onnx_path`` reads (logged when not ``asked``)."""
-    from vision.classifier import DeckClassifier
-
-    clf = DeckClassifier(onnx_path, threads=1)
+    """The crop size ``classifier`` (or the one at that path) reads, logged when not
+    ``asked``."""
+    clf = _opened(classifier)
     size = (clf.width_px, clf.height_px)
     if size != tuple(asked):
         log(f"enroll: crops cut at {size[0]}x{size[1]} px, the size the base classifier reads")
@@ -297,12 +297,13 @@ def fit_profile_classifier(
     anchors: dict[str, str] = {}
     kin: dict[str, str] = {}
     shipped_onnx = Path(init_weights).with_suffix(".onnx") if init_weights else None
+    # The base classifier (the ONNX beside the weights), opened once for all it tells.
+    base = None
     if init is not None and shipped_onnx is not None and shipped_onnx.is_file():
-        crop_width_px, crop_height_px = base_crop_size(
-            shipped_onnx, (crop_width_px, crop_height_px), log
-        )
+        base = _opened(shipped_onnx)
+        crop_width_px, crop_height_px = base_crop_size(base, (crop_width_px, crop_height_px), log)
         style = EnrolledStyle(folder)
-        anchors, kin = pair_decks({slots[k]: v for k, v in style.backs.items()}, shipped_onnx)
+        anchors, kin = pair_decks({slots[k]: v for k, v in style.backs.items()}, base)
     log(
         "enroll: anchored "
         + (", ".join(f"{v} = built-in {k}" for k, v in anchors.items()) or "no deck")
@@ -368,7 +369,7 @@ def fit_profile_classifier(
     )
     timings["fit_s"] = time.perf_counter() - t0
     factor = 1.0
-    shipped = _class_counts(shipped_onnx) if init is not None and shipped_onnx else None
+    shipped = _class_counts(base) if base is not None else None
     if shipped is not None:
         scale = recipe.other_prior_scale
         factor = other_prior_factor(counts, classes, shipped[1], shipped[0], scale)
