@@ -104,3 +104,17 @@ def test_train_or_model_not_both(tmp_path, capsys):
         main(["--val", str(tmp_path)])
     assert e.value.code == 2
     assert "either --train" in capsys.readouterr().err
+
+
+def test_a_trial_fits_and_measures_a_classifier_of_the_size_asked(capsys, tmp_path):
+    import json
+    from pathlib import Path
+
+    mini = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "synth-mini"
+    out = tmp_path / "trial.json"
+    main(["--train", str(mini), "--val", str(mini), "--size", "24x36", "--width", "8",
+          "--epochs", "1", "--out", str(out)])  # fmt: skip
+    f = json.loads(capsys.readouterr().out)
+    assert json.loads(out.read_text()) == f
+    assert (f["size"], f["width"], f["train_crops"], f["crops"]) == ([24, 36], 8, 66, 66)
+    assert 0.0 <= f["accuracy"] <= 1.0

@@ -106,18 +106,6 @@ def trial_figures(
     return out
 
 
-def _logits(net, images: np.ndarray) -> np.ndarray:  # noqa: ANN001 - a torch module
-    import torch
-
-    net.eval()
-    out = []
-    with torch.no_grad():
-        for s in range(0, len(images), 1024):
-            logits, _ = net(torch.from_numpy(to_blob(images[s : s + 1024])))
-            out.append(logits.numpy())
-    return np.concatenate(out) if out else np.zeros((0, 0), np.float32)
-
-
 def _truth_crops(
     args: argparse.Namespace,
     dirs: list[Path],
@@ -158,7 +146,7 @@ def measure_model(args: argparse.Namespace) -> dict[str, object]:
 
 
 def run_trial(args: argparse.Namespace) -> dict[str, object]:
-    from vision.deck_net import default_classes, train_net
+    from vision.deck_net import default_classes, logits_torch, train_net
     from vision.synth.decks import ALL_DECKS, FACE_COLORS
 
     classes = default_classes(ALL_DECKS, FACE_COLORS)
@@ -183,7 +171,7 @@ def run_trial(args: argparse.Namespace) -> dict[str, object]:
         log=lambda m: print(m, file=sys.stderr, flush=True),
     )
     fit_s = time.time() - t1
-    figures = trial_figures(_logits(net, val.images), val.labels, val.visible, classes)
+    figures = trial_figures(logits_torch(net, val.images), val.labels, val.visible, classes)
     return {
         "size": [w, h],
         "width": args.width,

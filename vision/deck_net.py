@@ -351,18 +351,26 @@ def train_net(
     return net
 
 
-def predict_torch(net, images: np.ndarray) -> np.ndarray:  # noqa: ANN001
+def logits_torch(net, images: np.ndarray) -> np.ndarray:  # noqa: ANN001
+    """``(n, classes)`` logits of ``(n, h, w, 3)`` BGR crops, read in batches; the net is
+    left in the mode (training or not) it was in."""
     import torch
 
+    was_training = net.training
     net.eval()
     device = next(net.parameters()).device
     out = []
     with torch.no_grad():
         for s in range(0, len(images), 512):
             logits, _ = net(torch.from_numpy(to_blob(images[s : s + 512])).to(device))
-            out.append(logits.argmax(1).cpu().numpy())
-    net.train()
-    return np.concatenate(out) if out else np.zeros(0, np.int64)
+            out.append(logits.cpu().numpy())
+    net.train(was_training)
+    return np.concatenate(out) if out else np.zeros((0, net.head.out_features), np.float32)
+
+
+def predict_torch(net, images: np.ndarray) -> np.ndarray:  # noqa: ANN001
+    """``(n,)`` the likeliest class of each crop."""
+    return logits_torch(net, images).argmax(axis=1)
 
 
 def export_onnx(
