@@ -163,6 +163,16 @@ class DeckClassifier:
         p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-12)
         return p, possible
 
+    def profile_probabilities(
+        self, probabilities: np.ndarray, profile: tuple[str, ...] | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """What naming starts from: `within_profile`, the profile's decks then `balanced`.
+
+        Returns ``(p, possible)`` as `within_profile` does.
+        """
+        p, possible = self.within_profile(probabilities, profile)
+        return self.balanced(p, self.profile_decks(profile)), possible
+
     def profile_decks(self, profile: tuple[str, ...] | None) -> np.ndarray:
         """``(classes,)`` bool: the classes that are decks of the profile."""
         allowed = self.allowed(profile)
@@ -193,8 +203,7 @@ class DeckClassifier:
         if probabilities is None:
             probabilities = self.card_probabilities(image_bgr, cards)
         allowed = self.allowed(profile)
-        p, possible = self.within_profile(probabilities, profile)
-        p = self.balanced(p, self.profile_decks(profile))
+        p, possible = self.profile_probabilities(probabilities, profile)
         backs = cards.side == BACK
         if self._other >= 0:
             out.other_probability = np.where(backs, p[:, self._other], 0.0).astype(np.float32)
