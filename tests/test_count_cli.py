@@ -78,6 +78,14 @@ def test_json_contract_for_several_images(tmp_path: Path) -> None:
             assert 0.0 <= card["confidence"] <= 1.0
         backs = [c for c in doc["cards"] if c["side"] == "back"]
         assert sum(doc["counts"].values()) + doc["unknown"] == len(backs)
+        # Every deck has a range around its count; possible cards name decks of the profile.
+        assert set(doc["ranges"]) == set(doc["counts"])
+        for deck, (low, high) in doc["ranges"].items():
+            assert low <= doc["counts"][deck] <= high
+        for place in doc["possible"]:
+            assert np.asarray(place["corners"]).shape == (4, 2)
+            assert 0.0 <= place["chance"] < 0.4
+            assert set(place["decks"]) <= set(doc["counts"])
         assert (out / f"{Path(image).stem}.annotated.png").is_file()
 
 

@@ -22,6 +22,7 @@ from vision.cards import BACK, SIDE_NAMES, Cards
 from vision.classifier import DeckClassifier
 from vision.crops import CardRectifier
 from vision.detector import OnnxDetector, rotated_nms
+from vision.doubts import alternatives, count_ranges, possible_cards
 from vision.imageio import load_image
 from vision.settings import VisionSettings
 
@@ -44,6 +45,13 @@ class Count:
     uncertain_below_confidence: float = 0.8
     uncertain_other_probability: float | None = 0.1  # None: not a reason to look
     timings_s: dict[str, float] = field(default_factory=dict)
+    # Per card, the other decks of the profile it could be (vision/doubts.py); empty when
+    # nothing was worked out.
+    could_be: tuple[tuple[str, ...], ...] = ()
+    # Candidates that may be cards left uncounted (confidence: their chance of being a
+    # card), and the decks of the profile each could be.
+    possible: Cards | None = None
+    possible_could_be: tuple[tuple[str, ...], ...] = ()
 
     @property
     def ids(self) -> list[int]:
@@ -84,6 +92,27 @@ class Count:
                 out.append(i + 1)
         return out
 
+    @property
+    def ranges(self) -> dict[str, tuple[int, int]]:
+        """``{deck: (low, high)}``: how far each deck's count could be off, given the
+        uncertain cards and the possible cards not counted (`vision.doubts.count_ranges`)."""
+        if not self.could_be:
+            return {d: (n, n) for d, n in self.counts.items()}
+        doubted = set(self.uncertain)
+        backs = [i for i in range(len(self.cards)) if self.cards.side[i] == BACK]
+        return count_ranges(
+            self.counts,
+            [self.cards.deck[i] for i in backs],
+            [i + 1 in doubted for i in backs],
+            [self.could_be[i] for i in backs],
+            self.possible_could_be,
+        )
+
+    @property
+    def sure(self) -> bool:
+        """Whether every deck's count is one number (nothing casts doubt on it)."""
+        return all(lo == hi for lo, hi in self.ranges.values())
+
     def to_json(self) -> dict[str, Any]:
         """The stable JSON contract of ``tallero count --json`` (see README)."""
         cards = []
@@ -109,8 +138,25 @@ class Count:
             "unknown": self.unknown,
             "cards": cards,
             "uncertain": self.uncertain,
+            "ranges": {d: [lo, hi] for d, (lo, hi) in self.ranges.items()},
+            "possible": self.possible_json(),
             "model": self.model,
         }
+
+    def possible_json(self) -> list[dict[str, Any]]:
+        """The possible cards not counted: corners, chance of being a card, decks."""
+        if self.possible is None:
+            return []
+        return [
+            {
+                "corners": [
+                    [round(float(x), 1), round(float(y), 1)] for x, y in self.possible.corners[i]
+                ],
+                "chance": round(float(self.possible.confidence[i]), 4),
+                "decks": list(self.possible_could_be[i]),
+            }
+            for i in range(len(self.possible))
+        ]
 
 
 def reading_order(cards: Cards) -> np.ndarray:
@@ -326,11 +372,28 @@ class Counter:
         t2 = time.perf_counter()
         rectifier = self.classifier.rectifier(image_bgr)
         p = self.classifier.card_probabilities(image_bgr, cards, rectifier=rectifier)
+        possible: Cards | None = None
+        possible_p = np.zeros((0, len(self.classifier.classes)))
         if self.check is not None:
-            cards, p = self.checked(image_bgr, cards, p, profile)
+            cards, p, possible, possible_p = self.checked(image_bgr, cards, p, profile)
         p = self.naming_probabilities(image_bgr, cards, p, rectifier)
         cards = self.classifier.classify(image_bgr, cards, profile, s.neighbours(), probabilities=p)
-        cards = cards[reading_order(cards)]
+        order = reading_order(cards)
+        cards = cards[order]
+        classes, decks = self.classifier.classes, self.classifier.decks
+        profile_decks = [d for d in decks if d in self.classifier.allowed(profile)]
+        bar = s.alternative_min_probability
+        named_p, _ = self.classifier.profile_probabilities(p[order], profile)
+        could_be = alternatives(named_p, classes, profile_decks, bar, exclude=list(cards.deck))
+        possible_could_be: list[tuple[str, ...]] = []
+        if possible is not None:
+            backs_p, _ = self.classifier.profile_probabilities(possible_p, profile)
+            possible_could_be = [
+                others if side == BACK else ()
+                for others, side in zip(
+                    alternatives(backs_p, classes, profile_decks, bar), possible.side, strict=True
+                )
+            ]
         t3 = time.perf_counter()
         h, w = image_bgr.shape[:2]
         return Count(
@@ -346,6 +409,9 @@ class Counter:
                 else s.uncertain_other_probability
             ),
             timings_s={"decode": t1 - t0, "detect": t2 - t1, "classify": t3 - t2},
+            could_be=tuple(could_be),
+            possible=possible,
+            possible_could_be=tuple(possible_could_be),
         )
 
     def naming_probabilities(
@@ -407,15 +473,17 @@ class Counter:
         candidates: Cards,
         probabilities: np.ndarray,
         profile: tuple[str, ...],
-    ) -> tuple[Cards, np.ndarray]:
-        """The candidates the card check keeps, the likeliest first, and their probabilities.
+    ) -> tuple[Cards, np.ndarray, Cards, np.ndarray]:
+        """The candidates the card check keeps, the likeliest first, and their probabilities;
+        then the possible cards it dropped (`vision.doubts.possible_cards`) and theirs.
 
         A kept card's confidence becomes the chance that it is a real card: the check's,
-        or the card look's for the candidates the check is unsure of.
+        or the card look's for the candidates the check is unsure of; so does a possible
+        card's.
         """
         assert self.check is not None
         if not len(candidates):
-            return candidates, probabilities
+            return candidates, probabilities, candidates, probabilities
         s = self.settings
         chance = self.chances(image_bgr, candidates, probabilities, profile)
         idx = np.flatnonzero(chance >= s.min_card_chance)
@@ -425,7 +493,19 @@ class Counter:
             idx = idx[rotated_nms(xywhr, chance[idx], s.card_nms_iou, s.max_cards)]
         kept = candidates[idx]
         kept.confidence = chance[idx].astype(np.float32)
-        return kept, probabilities[idx]
+        maybe = np.zeros(0, np.int64)
+        if s.possible_min_chance is not None:
+            maybe = possible_cards(
+                candidates.corners,
+                chance,
+                kept.corners,
+                s.possible_min_chance,
+                s.min_card_chance,
+                s.possible_max_iou,
+            )
+        possible = candidates[maybe]
+        possible.confidence = chance[maybe].astype(np.float32)
+        return kept, probabilities[idx], possible, probabilities[maybe]
 
 
 def quads_to_xywhr(corners: np.ndarray) -> np.ndarray:

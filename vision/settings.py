@@ -10,6 +10,12 @@ if TYPE_CHECKING:
     from vision.neighbours import Neighbours
 
 
+# Fractions that may also be None (the step they set is off).
+OPTIONAL_FRACTIONS = frozenset(
+    {"uncertain_other_probability", "enrolled_uncertain_other_probability", "possible_min_chance"}
+)
+
+
 @dataclass(frozen=True)
 class VisionSettings:
     """Thresholds and sizes of the card counter.
@@ -65,6 +71,20 @@ class VisionSettings:
     # to 19.5% / 20.5% at 0.3, for 50% -> 76% / 54% and 51% -> 54% / 51% of the finds
     # counted for a deck they are not.
     enrolled_uncertain_other_probability: float | None = None
+    # How far a deck's count could be off (vision/doubts.py). Candidates the check gave a
+    # chance of at least possible_min_chance (under min_card_chance) that overlap no kept
+    # card by an IoU of possible_max_iou are possible cards not counted (None: none are
+    # listed). A deck's range reaches to each uncertain back and possible card at least
+    # alternative_min_probability likely to be of it. First 500 tuning scenes (seed 2600),
+    # deck counts with a range of one number and how often those were right, wrong counts
+    # given a range, right counts given one: current flags alone 90.2% / 0.968 / 62.9% /
+    # 5.3%; with alternatives at 0.1 / 0.2 / 0.3, 80.0% / 0.978 / 77.3% / 15.2%, 84.6% /
+    # 0.975 / 72.9% / 10.6%, 86.7% / 0.974 / 70.3% / 8.5%; 0.2 and possible cards from
+    # 0.1 / 0.2 / 0.3, 82.0% / 0.981 / 79.5% / 12.9%, 83.1% / 0.979 / 77.3% / 11.9%, 84.0% /
+    # 0.978 / 76.0% / 11.0% (IoU 0.5; at 0.3 fewer wrong counts got a range).
+    possible_min_chance: float | None = 0.1
+    possible_max_iou: float = 0.5
+    alternative_min_probability: float = 0.2
     # A back's deck also weighs the backs it touches (a sorted player's cards lie together;
     # see vision/neighbours.py). 0 turns that off; the floor bounds how far neighbours can
     # overrule a card's own look (here odds of up to ((1 + 0.3) / 0.3) ** 2 = 19 to 1).
@@ -153,10 +173,13 @@ class VisionSettings:
             "uncertain_below_confidence",
             "uncertain_other_probability",
             "enrolled_uncertain_other_probability",
+            "possible_min_chance",
+            "possible_max_iou",
+            "alternative_min_probability",
             "tile_overlap_fraction",
         ):
             value = getattr(self, name)
-            if value is None and name.endswith("other_probability"):
+            if value is None and name in OPTIONAL_FRACTIONS:
                 continue
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within [0, 1], got {value}")
