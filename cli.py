@@ -408,7 +408,14 @@ def score(
         counter, dutch_photo, blitz_photo, annotate or home / "annotated", game_decks
     )
     tallies = {
-        p.role: Tally(p.count.counts, p.count.unknown, tuple(p.count.uncertain)) for p in photos
+        p.role: Tally(
+            p.count.counts,
+            p.count.unknown,
+            tuple(p.count.uncertain),
+            p.count.ranges,
+            sum(1 for decks in p.count.possible_could_be if decks),
+        )
+        for p in photos
     }
     result = round_from_tallies(g.setup, tallies["dutch"], tallies.get("blitz"), fixes_d, fixes_b)
     counts = build_round(g.setup.players, result.dutch, result.blitz)
@@ -643,6 +650,7 @@ def count(
 ) -> None:
     """Find every card with its deck and count the cards of each deck."""
     from scoring.errors import ImageError
+    from vision.annotate import count_text
     from vision.counter import Counter
     from vision.imageio import load_image
     from vision.photos import write_annotated
@@ -664,11 +672,14 @@ def count(
         if as_json:
             emit_json(result.to_json())
         else:
-            counts = ", ".join(f"{d} {n}" for d, n in result.counts.items())
+            ranges = result.ranges
+            counts = ", ".join(f"{d} {count_text(n, ranges[d])}" for d, n in result.counts.items())
             faces = int((result.cards.side == 1).sum())
             line = f"{image}: {counts}; unknown {result.unknown}; faces {faces}"
             if result.uncertain:
                 line += f"; uncertain cards {', '.join(map(str, result.uncertain))}"
+            if result.possible is not None and len(result.possible):
+                line += f"; possible cards not counted {len(result.possible)} (+? on the image)"
             typer.echo(line)
         if annotate is not None:
             write_annotated(image_bgr, result, _annotated_path(annotate, image, several))

@@ -20,6 +20,9 @@ class Tally:
     counts: Mapping[str, int]
     unknown: int = 0
     uncertain: tuple[int, ...] = ()  # card numbers as drawn on the annotated image
+    # How low and how high a deck's count could be, where it is not one number.
+    ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    possible: int = 0  # places that may hold a card not counted (marked +? on the image)
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,17 @@ def round_from_tallies(
         if tally.uncertain:
             ids = ", ".join(f"#{i}" for i in tally.uncertain)
             problems.append(f"uncertain card(s) {where}: {ids}")
+        if tally.possible:
+            problems.append(
+                f"{tally.possible} possible card(s) not counted {where} (marked +? on it)"
+            )
+        for seat in setup.seats:
+            low, high = tally.ranges.get(seat.deck.id, (0, 0))
+            if low != high:
+                n = per_player[label][seat.player]
+                problems.append(
+                    f"{seat.player}: {n} {label} card(s) counted, could be {low} to {high} {where}"
+                )
     corrections = []
     for label, fixes in (("Dutch", fix_dutch or {}), ("Blitz", fix_blitz or {})):
         for player, n in fixes.items():

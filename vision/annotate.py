@@ -23,6 +23,28 @@ DECK_PALETTE_BGR: tuple[tuple[int, int, int], ...] = (
 )
 UNKNOWN_BGR = (255, 0, 255)
 FACE_BGR = (170, 170, 170)
+POSSIBLE_BGR = (0, 0, 0)
+
+
+def dashed_quad(
+    image: np.ndarray, quad: np.ndarray, colour: tuple[int, int, int], thick: int, dash_px: float
+) -> None:
+    """Draw a closed quad in dashes of about ``dash_px`` (gaps as long) onto ``image``."""
+    pts = np.asarray(quad, np.float64)
+    for a, b in zip(pts, np.roll(pts, -1, axis=0), strict=True):
+        length = float(np.linalg.norm(b - a))
+        steps = max(1, int(length // (2 * dash_px)))
+        for k in range(steps):
+            p0 = a + (b - a) * (2 * k) / (2 * steps)
+            p1 = a + (b - a) * (2 * k + 1) / (2 * steps)
+            cv2.line(
+                image,
+                (round(p0[0]), round(p0[1])),
+                (round(p1[0]), round(p1[1])),
+                colour,
+                thick,
+                cv2.LINE_AA,
+            )
 
 
 class CountAnnotator:
@@ -56,6 +78,14 @@ class CountAnnotator:
         font_scale = max(0.35, 0.45 * unit)
         cards = count.cards
         uncertain = set(count.uncertain)
+        possible = count.possible
+        for i in range(len(possible) if possible is not None else 0):
+            assert possible is not None
+            # Black dashes on a white outline: seen on light and dark cards alike.
+            quad = np.round(possible.corners[i]).astype(np.int32)
+            cv2.polylines(out, [quad], True, (255, 255, 255), thick, cv2.LINE_AA)
+            dashed_quad(out, possible.corners[i], POSSIBLE_BGR, thick, 6 * unit)
+            self._label(out, "+?", possible.corners[i].mean(axis=0), POSSIBLE_BGR, font_scale)
         for i in range(len(cards)):
             is_back = cards.side[i] == BACK
             if not is_back and not self.show_faces:
@@ -64,31 +94,40 @@ class CountAnnotator:
             quad = np.round(cards.corners[i]).astype(np.int32)
             cv2.polylines(out, [quad], True, colour, thick, cv2.LINE_AA)
             label = str(i + 1) + ("?" if (i + 1) in uncertain else "")
-            cx, cy = cards.corners[i].mean(axis=0)
-            (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, 1)
-            org = (int(cx - tw / 2), int(cy + th / 2))
-            cv2.rectangle(
-                out,
-                (org[0] - 2, org[1] - th - 2),
-                (org[0] + tw + 2, org[1] + 3),
-                (255, 255, 255),
-                -1,
-            )
-            cv2.putText(
-                out, label, org, cv2.FONT_HERSHEY_SIMPLEX, font_scale, colour, 1, cv2.LINE_AA
-            )
+            self._label(out, label, cards.corners[i].mean(axis=0), colour, font_scale)
         return self._legend(out, count, unit)
+
+    @staticmethod
+    def _label(
+        out: np.ndarray,
+        label: str,
+        centre: np.ndarray,
+        colour: tuple[int, int, int],
+        font_scale: float,
+    ) -> None:
+        """``label`` on a white box centred on ``centre``."""
+        cx, cy = centre
+        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, 1)
+        org = (int(cx - tw / 2), int(cy + th / 2))
+        cv2.rectangle(
+            out, (org[0] - 2, org[1] - th - 2), (org[0] + tw + 2, org[1] + 3), (255, 255, 255), -1
+        )
+        cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, font_scale, colour, 1, cv2.LINE_AA)
 
     def _legend(self, out: np.ndarray, count: object, unit: float) -> np.ndarray:
         from vision.counter import Count
 
         assert isinstance(count, Count)
+        ranges = count.ranges
         rows = [
-            (f"{deck}: {n}", self.colour(count.decks, deck)) for deck, n in count.counts.items()
+            (f"{deck}: {count_text(n, ranges[deck])}", self.colour(count.decks, deck))
+            for deck, n in count.counts.items()
         ]
         rows.append((f"unknown: {count.unknown}", UNKNOWN_BGR))
         if count.uncertain:
             rows.append((f"uncertain: {len(count.uncertain)} (marked ?)", (0, 0, 0)))
+        if count.possible is not None and len(count.possible):
+            rows.append((f"possible, not counted: {len(count.possible)} (+?)", POSSIBLE_BGR))
         scale = max(0.4, 0.5 * unit)
         line_h = int(22 * max(unit, 0.8))
         width = max(cv2.getTextSize(t, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)[0][0] for t, _ in rows)
@@ -110,3 +149,9 @@ class CountAnnotator:
                 cv2.LINE_AA,
             )
         return out
+
+
+def count_text(n: int, span: tuple[int, int]) -> str:
+    """A count with its range when it has one: ``6`` or ``6 (5-7)``."""
+    lo, hi = span
+    return str(n) if lo == hi else f"{n} ({lo}-{hi})"
