@@ -89,3 +89,24 @@ def test_a_whole_set_is_summed_over_every_pair() -> None:
     files = sorted((SAMPLES / "truth").glob("*.json"))[:2]
     assert summary["pairs"] == sum(len(json.loads(f.read_text())["decks"]) for f in files)
     assert sum(summary["wrong_by_layout"].values()) == summary["wrong"] <= summary["pairs"]
+    assert summary["given_as_one_number"]["wrong"] <= summary["wrong"]
+
+
+def test_wrong_counts_given_as_one_number_are_told_apart() -> None:
+    truth = {
+        "decks": ["pump", "plow"],
+        "counts": {"pump": 3, "plow": 1},
+        "cards": [
+            truth_card(0, "pump"),
+            truth_card(100, "pump"),
+            truth_card(300, "pump"),
+            truth_card(200, "plow"),
+        ],
+    }
+    cards = found((0, "pump"), (200, "pump"))  # two pumps missed, the plow named pump
+    ranged = {"pump": (1, 2), "plow": (1, 1)}
+    records = {r["deck"]: r for r in pair_errors(truth, cards, ranged)}
+    assert records["pump"]["one_number"] is False and records["plow"]["one_number"] is True
+    summary = summarize([("sorted", r) for r in records.values()], 2)
+    assert summary["given_as_one_number"] == {"wrong": 1, "events": {"named_otherwise": 1}}
+    assert "one_number" not in pair_errors(truth, cards)[0]

@@ -16,7 +16,9 @@ errors behind it are sorted into kinds:
 
 A wrong pair is *due to* a kind when fixing that kind alone makes it exact. One JSON object
 is printed: pair totals, error events per kind, and pairs due to each kind (and to it
-alone), over the whole set and per layout kind. This is how the next improvement is
+alone), over the whole set and per layout kind; ``given_as_one_number`` repeats the pair
+count and the events for the wrong pairs whose count had no range (`Count.ranges`): the
+miscounts nothing warned of. This is how the next improvement is
 chosen: detection (missed, false finds) or naming (the rest).
 """
 
@@ -54,8 +56,11 @@ def unmatched_kind(quad: Any, quads: Any, matched_truth: Container[int]) -> str:
     return "double_find" if best in matched_truth else "off_find"
 
 
-def pair_errors(truth: dict[str, Any], cards: Cards) -> list[dict[str, Any]]:
-    """One record per deck of ``truth`` whose count from ``cards`` is wrong."""
+def pair_errors(
+    truth: dict[str, Any], cards: Cards, ranges: dict[str, tuple[int, int]] | None = None
+) -> list[dict[str, Any]]:
+    """One record per deck of ``truth`` whose count from ``cards`` is wrong; with the
+    count's ``ranges``, each record says whether its count was given as one number."""
     quads = truth_quads(truth)
     found = {j: i for i, j in match_cards(cards.corners, quads)}
     matched = set(found.values())
@@ -85,7 +90,11 @@ def pair_errors(truth: dict[str, Any], cards: Cards) -> list[dict[str, Any]]:
             if n == deck and i not in matched:
                 kinds[unmatched_kind(cards.corners[i], quads, found)] += 1
         kinds = +kinds  # drop zero counts
-        out.append({"deck": deck, "want": want, "got": got, "kinds": dict(kinds)})
+        record = {"deck": deck, "want": want, "got": got, "kinds": dict(kinds)}
+        if ranges is not None:
+            low, high = ranges.get(deck, (got, got))
+            record["one_number"] = low == high
+        out.append(record)
     return out
 
 
@@ -114,9 +123,17 @@ def summarize(records: list[tuple[str, dict[str, Any]]], pairs: int) -> dict[str
         if len(rec["kinds"]) == 1:
             only.update(causes)
             only_by_layout.setdefault(layout, Counter()).update(causes)
+    unwarned = [rec for _, rec in records if rec.get("one_number")]
+    unwarned_events: Counter[str] = Counter()
+    for rec in unwarned:
+        unwarned_events.update(rec["kinds"])
     return {
         "pairs": pairs,
         "wrong": len(records),
+        "given_as_one_number": {
+            "wrong": len(unwarned),
+            "events": dict(unwarned_events.most_common()),
+        },
         "wrong_by_layout": dict(wrong_by_kind.most_common()),
         "events": dict(events.most_common()),
         "pairs_due_to": dict(due.most_common()),
@@ -139,7 +156,7 @@ def analyse_dir(
     for truth, count in counted_scenes(Path(directory), counter, limit):
         pairs += len(truth["decks"])
         layout = str(truth.get("kind", "?"))
-        records.extend((layout, r) for r in pair_errors(truth, count.cards))
+        records.extend((layout, r) for r in pair_errors(truth, count.cards, count.ranges))
     return summarize(records, pairs)
 
 

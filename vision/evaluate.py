@@ -98,6 +98,15 @@ class Tally:
     flagged: int = 0
     miscounting: int = 0
     miscounting_flagged: int = 0
+    pairs_sure: int = 0  # deck counts whose range is one number
+    pairs_sure_exact: int = 0
+    pairs_covered: int = 0  # the true count lies within the range
+    pairs_wrong_ranged: int = 0
+    pairs_right_ranged: int = 0
+    possible: int = 0
+    possible_missed: int = 0  # possible cards on a truth card no find matched
+    images_sure: int = 0  # every deck's count one number
+    images_sure_exact: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         def ratio(a: float, b: float) -> float | None:
@@ -113,6 +122,15 @@ class Tally:
             "deck_accuracy": ratio(self.backs_named_right, self.backs_matched),
             "flagged_share": ratio(self.flagged, self.predicted),
             "miscounting_flagged": ratio(self.miscounting_flagged, self.miscounting),
+            "sure_share": ratio(self.pairs_sure, self.pairs),
+            "sure_exact": ratio(self.pairs_sure_exact, self.pairs_sure),
+            "range_covers": ratio(self.pairs_covered, self.pairs),
+            "wrong_counts_ranged": ratio(self.pairs_wrong_ranged, self.pairs - self.pairs_exact),
+            "right_counts_ranged": ratio(self.pairs_right_ranged, self.pairs_exact),
+            "image_sure": ratio(self.images_sure, self.images),
+            "image_sure_exact": ratio(self.images_sure_exact, self.images_sure),
+            "possible_per_image": ratio(self.possible, self.images),
+            "possible_missed": ratio(self.possible_missed, self.possible),
         }
 
 
@@ -194,6 +212,23 @@ class Evaluation:
             i for i, label in enumerate(pred_labels) if label in want and truth_of.get(i) != label
         ]
         miscounting_flagged = sum(i in flagged for i in miscounting)
+        ranges = count.ranges
+        sure = sum(ranges[d][0] == ranges[d][1] for d in want)
+        sure_exact = sum(
+            ranges[d][0] == ranges[d][1] and got.get(d, 0) == n for d, n in want.items()
+        )
+        covered = sum(ranges[d][0] <= n <= ranges[d][1] for d, n in want.items())
+        right_ranged = sum(
+            ranges[d][0] != ranges[d][1] and got.get(d, 0) == n for d, n in want.items()
+        )
+        wrong_ranged = len(want) - sure - right_ranged
+        possible = count.possible if count.possible is not None else None
+        n_possible = len(possible) if possible is not None else 0
+        possible_missed = 0
+        if n_possible:
+            missed = [j for j in range(len(truth["cards"])) if j not in matched_truth]
+            on_missed = match_cards(possible.corners, truth_quads(truth)[missed])
+            possible_missed = len(on_missed)
         for t in slices:
             t.images += 1
             t.images_exact += exact_pairs == len(want)
@@ -208,6 +243,15 @@ class Evaluation:
             t.flagged += len(flagged)
             t.miscounting += len(miscounting)
             t.miscounting_flagged += miscounting_flagged
+            t.pairs_sure += sure
+            t.pairs_sure_exact += sure_exact
+            t.pairs_covered += covered
+            t.pairs_wrong_ranged += wrong_ranged
+            t.pairs_right_ranged += right_ranged
+            t.possible += n_possible
+            t.images_sure += sure == len(want)
+            t.images_sure_exact += sure == len(want) and exact_pairs == len(want)
+            t.possible_missed += possible_missed
         if exact_pairs != len(want):
             self.failures.append(
                 {
@@ -291,6 +335,17 @@ def format_table(ev: Evaluation) -> str:
     lines.append(
         f"uncertain (flagged for a look): {d['flagged_share']} of the finds; of the finds "
         f"counted for a deck they are not, {d['miscounting_flagged']}"
+    )
+    lines.append(
+        f"deck counts given as one number: {d['sure_share']}, right {d['sure_exact']}; "
+        f"given a range: {d['wrong_counts_ranged']} of the wrong counts, "
+        f"{d['right_counts_ranged']} of the right ones (range holds the truth: "
+        f"{d['range_covers']}); images with every count one number: {d['image_sure']}, "
+        f"right {d['image_sure_exact']}"
+    )
+    lines.append(
+        f"possible cards not counted: {d['possible_per_image']} per image, "
+        f"{d['possible_missed']} of them on a card missed"
     )
     lines.append("")
     lines.append(f"{'visible fraction':<18}{'cards':>10}{'card_recall':>15}{'label_accuracy':>16}")

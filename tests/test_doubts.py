@@ -1,0 +1,171 @@
+"""Count ranges: cards possibly not counted, decks a card could be, how far counts may be off."""
+
+import json
+
+import numpy as np
+import pytest
+
+from scoring.decks import deck_by_name
+from scoring.game import GameSetup, Seat
+from scoring.tally import Tally, round_from_tallies
+from vision.annotate import CountAnnotator, count_text
+from vision.cards import BACK, FACE, Cards
+from vision.counter import Count
+from vision.doubts import alternatives, count_ranges, possible_cards
+from vision.evaluate import Evaluation
+from vision.settings import VisionSettings
+
+
+def quad(x: float, y: float, w: float = 40, h: float = 60) -> list[list[float]]:
+    return [[x, y], [x + w, y], [x + w, y + h], [x, y + h]]
+
+
+def quads(*xs: float) -> np.ndarray:
+    return np.asarray([quad(x, 0) for x in xs], np.float32).reshape(-1, 4, 2)
+
+
+def test_possible_cards_keeps_the_band_away_from_counted_cards() -> None:
+    corners = quads(0, 2, 100, 102, 200, 300)
+    chance = np.array([0.3, 0.35, 0.2, 0.25, 0.05, 0.5])
+    kept = quads(0)  # candidates 0 and 1 lie on a counted card
+    got = possible_cards(corners, chance, kept, 0.1, 0.4, 0.5)
+    # 100 and 102 are one place: the likelier (102) stands for both; 200 is under the
+    # band, 300 above it (the check kept such ones).
+    assert got.tolist() == [3]
+    assert possible_cards(corners, chance, quads(), 0.1, 0.4, 0.5).tolist() == [1, 3]
+    assert possible_cards(corners[:0], chance[:0], kept, 0.1, 0.4, 0.5).tolist() == []
+
+
+def test_alternatives_leave_out_the_own_name_and_keep_the_likely() -> None:
+    classes = ("pump", "plow", "pail", "other")
+    p = np.array([[0.6, 0.3, 0.05, 0.05], [0.1, 0.15, 0.7, 0.05]])
+    assert alternatives(p, classes, ("pump", "plow", "pail"), 0.2, ["pump", None]) == [
+        ("plow",),
+        ("pail",),
+    ]
+    assert alternatives(p, classes, ("pump", "plow", "pail"), 0.1) == [
+        ("pump", "plow"),
+        ("pail", "plow", "pump"),
+    ]
+    # Decks the classifier does not know are never suggested.
+    assert alternatives(p, classes, ("pump", "red-plow"), 0.05) == [("pump",), ("pump",)]
+
+
+def test_count_ranges() -> None:
+    counts = {"pump": 3, "plow": 2, "pail": 0}
+    named = ["pump", "pump", "pump", "plow", "plow", None]
+    doubted = [False, True, False, True, False, True]
+    could_be = [("plow",), ("plow",), (), (), ("pump",), ("pail", "plow")]
+    ranges = count_ranges(counts, named, doubted, could_be, [("pail",), ()])
+    # pump: #2 may not be one; plow: #4 may not be one, #2 and #6 may be; pail: #6 and
+    # a possible card may be. Sure cards (#1, #5) move nothing.
+    assert ranges == {"pump": (2, 3), "plow": (1, 4), "pail": (0, 2)}
+    assert count_ranges(counts, [], [], [], []) == {d: (n, n) for d, n in counts.items()}
+
+
+def count_with(decks: list, could_be: tuple, confidence: list, possible: Cards | None) -> Count:
+    cards = Cards(quads(*(60 * k for k in range(len(decks)))), [BACK] * len(decks), confidence)
+    cards.deck[:] = decks
+    return Count(
+        "x.jpg",
+        (640, 480),
+        cards,
+        ("pump", "plow"),
+        {"name": "t", "sha256": "0"},
+        uncertain_other_probability=None,
+        could_be=could_be,
+        possible=possible,
+        possible_could_be=(("plow",),) if possible is not None else (),
+    )
+
+
+def test_count_ranges_travel_in_json_and_drawing() -> None:
+    possible = Cards(quads(400), [BACK], [0.25])
+    count = count_with(["pump", "pump", "plow"], (("plow",), (), ()), [0.5, 0.95, 0.9], possible)
+    assert count.uncertain == [1]
+    assert count.ranges == {"pump": (1, 2), "plow": (1, 3)}
+    assert not count.sure
+    doc = json.loads(json.dumps(count.to_json()))
+    assert doc["ranges"] == {"pump": [1, 2], "plow": [1, 3]}
+    assert doc["possible"] == [
+        {
+            "corners": [[400.0, 0.0], [440.0, 0.0], [440.0, 60.0], [400.0, 60.0]],
+            "chance": 0.25,
+            "decks": ["plow"],
+        }
+    ]
+    scene = np.full((480, 640, 3), 128, np.uint8)
+    drawn = CountAnnotator().annotate(scene, count)
+    # The possible card's outline is drawn: black dashes on white.
+    edge = drawn[0:3, 405:435].reshape(-1, 3)
+    assert (edge.max(axis=1) > 200).any() and (edge.max(axis=1) < 60).any()
+    assert count_text(2, (1, 2)) == "2 (1-2)" and count_text(2, (2, 2)) == "2"
+
+
+def test_a_count_without_doubts_is_sure() -> None:
+    count = count_with(["pump", "plow"], ((), ()), [0.95, 0.9], None)
+    assert count.sure and count.ranges == {"pump": (1, 1), "plow": (1, 1)}
+    assert count.to_json()["possible"] == []
+    # A count made without working out alternatives gives its counts as ranges.
+    bare = Count("x.jpg", (640, 480), count.cards, count.decks, count.model)
+    assert bare.ranges == {"pump": (1, 1), "plow": (1, 1)}
+
+
+def test_round_lists_ranges_and_possible_cards() -> None:
+    setup = GameSetup((Seat("Ann", deck_by_name("pump")), Seat("Ben", deck_by_name("plow"))))
+    tally = Tally({"pump": 4, "plow": 2}, 0, (3,), {"pump": (3, 4), "plow": (2, 2)}, 1)
+    problems = round_from_tallies(setup, tally, None).problems
+    assert "Ann: 4 Dutch card(s) counted, could be 3 to 4 in the Dutch photo" in problems
+    assert "1 possible card(s) not counted in the Dutch photo (marked +? on it)" in problems
+    assert not any(p.startswith("Ben:") for p in problems)
+
+
+def test_evaluation_scores_ranges() -> None:
+    decks = ["pump", "plow"]
+    truth_cards = [
+        {"side": "back", "deck": "pump", "corners": quad(0, 0), "visible_fraction": 0.9},
+        {"side": "back", "deck": "plow", "corners": quad(60, 0), "visible_fraction": 0.9},
+        {"side": "back", "deck": "plow", "corners": quad(400, 0), "visible_fraction": 0.4},
+    ]
+    truth = {
+        "image": "x.jpg",
+        "kind": "sorted",
+        "decks": decks,
+        "cards": truth_cards,
+        "counts": {"pump": 1, "plow": 2},
+    }
+    # pump counted right and sure; plow missed one card, which a possible card covers.
+    count = count_with(["pump", "plow"], ((), ()), [0.95, 0.95], Cards(quads(402), [BACK], [0.3]))
+    ev = Evaluation()
+    ev.add(truth, count)
+    d = ev.overall.as_dict()
+    assert d["deck_exact"] == 0.5
+    assert d["sure_share"] == 0.5 and d["sure_exact"] == 1.0
+    assert d["wrong_counts_ranged"] == 1.0 and d["right_counts_ranged"] == 0.0
+    assert d["range_covers"] == 1.0
+    assert d["image_sure"] == 0.0 and d["image_sure_exact"] is None
+    assert d["possible_per_image"] == 1.0 and d["possible_missed"] == 1.0
+
+
+def test_face_is_no_back_in_ranges() -> None:
+    cards = Cards(quads(0, 60), [BACK, FACE], [0.95, 0.5])
+    cards.deck[:] = ["pump", None]
+    count = Count(
+        "x.jpg",
+        (640, 480),
+        cards,
+        ("pump",),
+        {"name": "t", "sha256": "0"},
+        could_be=((), ("pump",)),
+    )
+    assert count.uncertain == [2]
+    assert count.ranges == {"pump": (1, 1)}
+
+
+@pytest.mark.parametrize(
+    "name", ["possible_min_chance", "possible_max_iou", "alternative_min_probability"]
+)
+def test_settings_refuse_fractions_outside_0_1(name: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        VisionSettings(**{name: 1.5})
+    VisionSettings(possible_min_chance=None)
