@@ -118,3 +118,43 @@ def test_a_trial_fits_and_measures_a_classifier_of_the_size_asked(capsys, tmp_pa
     assert json.loads(out.read_text()) == f
     assert (f["size"], f["width"], f["train_crops"], f["crops"]) == ([24, 36], 8, 66, 66)
     assert 0.0 <= f["accuracy"] <= 1.0
+
+
+def test_a_trial_continues_weights_and_exports_a_classifier_that_counts(capsys, tmp_path):
+    import json
+    from pathlib import Path
+
+    from vision.classifier import DeckClassifier
+    from vision.sweep import sweep
+
+    root = Path(__file__).resolve().parent.parent
+    mini = root / "datasets" / "samples" / "synth-mini"
+    shipped = root / "models" / "tallero-decks.pt"
+    # Weights of another width are refused with one line.
+    with pytest.raises(SystemExit) as e:
+        main(["--train", str(mini), "--val", str(mini), "--init", str(shipped), "--width", "8",
+              "--epochs", "1"])  # fmt: skip
+    assert e.value.code == 2
+    assert "width-8" in capsys.readouterr().err
+    out = tmp_path / "ft.onnx"
+    main(["--train", str(mini), "--val", str(mini), "--init", str(shipped), "--width", "24",
+          "--epochs", "1", "--lr", "1e-5", "--export", str(out)])  # fmt: skip
+    f = json.loads(capsys.readouterr().out)
+    assert f["init"] == str(shipped) and f["lr"] == 1e-5
+    assert out.is_file() and out.with_suffix(".pt").is_file()
+    clf = DeckClassifier(out)
+    assert (clf.width_px, clf.height_px) == (32, 48) and "other" in clf.classes
+    # Barely moved from the shipped weights, it still reads the committed scenes well.
+    assert f["accuracy"] >= 0.9
+    (row,) = sweep(mini, [{}], limit=3, threads=1, classifier=out)
+    assert row["card_recall"] > 0.9 and row["deck_exact"] >= 0.8
+
+
+def test_export_must_be_onnx(tmp_path, capsys):
+    from pathlib import Path
+
+    mini = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "synth-mini"
+    with pytest.raises(SystemExit) as e:
+        main(["--train", str(mini), "--val", str(mini), "--export", str(tmp_path / "x.pt")])
+    assert e.value.code == 2
+    assert "must end in .onnx" in capsys.readouterr().err

@@ -17,9 +17,13 @@ it on truth crops of others:
   that lean differently between deck and ``other`` are compared at the same cost;
 - the same split into backs showing under half of themselves and the rest.
 
-``--model`` measures an exported classifier (the shipped one) the same way instead. One
-JSON object is printed and, with ``--out``, written there. Nothing is shipped: what wins
-goes into the accelerator recipe.
+``--model`` measures an exported classifier (the shipped one) the same way instead.
+``--init PT`` continues a classifier's weights (``models/tallero-decks.pt``, with its
+width) instead of starting from scratch, at ``--lr``; ``--export ONNX`` writes the trial
+classifier (with its weights beside it) so ``python -m vision.sweep DIR --classifier ONNX``
+can count with it.
+One JSON object is printed and, with ``--out``, written there. Nothing is shipped: what
+wins goes into the accelerator recipe.
 """
 
 from __future__ import annotations
@@ -160,6 +164,17 @@ def run_trial(args: argparse.Namespace) -> dict[str, object]:
         f"{len(val.labels)} val crops ({crops_s:.0f} s)",
         file=sys.stderr,
     )
+    init_state = None
+    if args.init is not None:
+        import torch
+
+        init_state = torch.load(args.init, map_location="cpu", weights_only=True)
+        head = init_state.get("head.weight")
+        if head is None or tuple(head.shape) != (len(classes), args.width * 4):
+            raise ModelError(
+                f"{args.init}: not a width-{args.width} classifier of the {len(classes)} "
+                "built-in classes (give its --width)"
+            )
     t1 = time.time()
     net = train_net(
         train,
@@ -167,15 +182,25 @@ def run_trial(args: argparse.Namespace) -> dict[str, object]:
         epochs=args.epochs,
         seed=args.seed,
         threads=args.threads,
+        lr=args.lr,
         width=args.width,
         log=lambda m: print(m, file=sys.stderr, flush=True),
+        init_state=init_state,
     )
     fit_s = time.time() - t1
     figures = trial_figures(logits_torch(net, val.images), val.labels, val.visible, classes)
+    if args.export is not None:
+        from vision.deck_net import save_classifier
+
+        counts = np.bincount(train.labels, minlength=len(classes)).tolist()
+        recipe = {"trial": {k: str(v) for k, v in vars(args).items()}}
+        save_classifier(net, args.export, classes, w, h, recipe, counts)
     return {
         "size": [w, h],
         "width": args.width,
         "epochs": args.epochs,
+        "init": str(args.init) if args.init else None,
+        "lr": args.lr,
         "seed": args.seed,
         "train": [str(p) for p in args.train],
         "train_crops": int(len(train.labels)),
@@ -205,6 +230,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--size", type=_size, default=(32, 48), help="crop WxH (default 32x48)")
     ap.add_argument("--width", type=int, default=24, help="network width (shipped: 24)")
     ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--init", type=Path, default=None, help="continue these weights (.pt)")
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one cycle)")
+    ap.add_argument("--export", type=Path, default=None, help="write the classifier here")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--min-visible", type=float, default=0.3)
@@ -214,6 +242,10 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if bool(args.train) == bool(args.model):
         ap.error("give either --train (fit a trial classifier) or --model (measure one)")
+    if args.init is not None and not args.init.is_file():
+        ap.error(f"{args.init}: no such weights file")
+    if args.export is not None and args.export.suffix != ".onnx":
+        ap.error(f"{args.export}: the exported classifier must end in .onnx")
     for d in [*(args.train or []), args.val]:
         if not (d / "truth").is_dir():
             ap.error(f"{d}: not a labelled scene set (no truth/ folder)")

@@ -18,6 +18,8 @@ from typing import Any
 from vision.settings import VisionSettings
 
 HEADLINE = ("deck_exact", "image_exact", "mae", "card_precision", "card_recall")
+# What the user is asked to look at, and how often a count given as one number is right.
+DOUBT = ("flagged_share", "miscounting_flagged", "sure_share", "sure_exact", "wrong_counts_ranged")
 
 
 def parse_try(text: str) -> dict[str, Any]:
@@ -68,20 +70,30 @@ def sweep(
     model: Path | None = None,
     limit: int | None = None,
     threads: int | None = None,
+    classifier: Path | None = None,
 ) -> list[dict[str, Any]]:
-    """One result per try: its overrides, the headline figures, deck_exact per kind, seconds."""
+    """One result per try: its overrides, the headline figures, deck_exact per kind, seconds.
+
+    ``classifier``: a deck classifier other than the shipped one (a trial's export).
+    """
     from vision.counter import Counter
     from vision.evaluate import evaluate_dir
 
     results = []
     for overrides in tries:
-        counter = Counter(model_path=model, settings=VisionSettings(**overrides), threads=threads)
+        counter = Counter(
+            model_path=model,
+            classifier_path=classifier,
+            settings=VisionSettings(**overrides),
+            threads=threads,
+        )
         t0 = time.perf_counter()
         ev = evaluate_dir(directory, counter, limit=limit).to_json()
         results.append(
             {
                 "settings": overrides,
                 **{k: ev[k] for k in HEADLINE},
+                **{k: ev[k] for k in DOUBT},
                 "deck_exact_by_kind": {k: v["deck_exact"] for k, v in ev["by_kind"].items()},
                 "seconds": round(time.perf_counter() - t0, 1),
             }
@@ -96,6 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--model", type=Path, default=None)
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--classifier", type=Path, default=None, help="deck classifier (.onnx)")
     args = ap.parse_args(argv)
     try:
         tries = [parse_try(t) for t in args.tries] or [{}]
@@ -103,7 +116,10 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(str(exc))
     if not (args.directory / "truth").is_dir():
         ap.error(f"{args.directory}: not a labelled synthetic set (no truth/ folder)")
-    for row in sweep(args.directory, tries, args.model, args.limit, args.threads):
+    if args.classifier is not None and not args.classifier.is_file():
+        ap.error(f"{args.classifier}: no such classifier file")
+    rows = sweep(args.directory, tries, args.model, args.limit, args.threads, args.classifier)
+    for row in rows:
         print(json.dumps(row), flush=True)
 
 
