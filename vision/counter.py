@@ -380,18 +380,13 @@ class Counter:
         cards = self.classifier.classify(image_bgr, cards, profile, s.neighbours(), probabilities=p)
         order = reading_order(cards)
         cards = cards[order]
-        classes, decks = self.classifier.classes, self.classifier.decks
-        profile_decks = [d for d in decks if d in self.classifier.allowed(profile)]
-        bar = s.alternative_min_probability
-        named_p, _ = self.classifier.profile_probabilities(p[order], profile)
-        could_be = alternatives(named_p, classes, profile_decks, bar, exclude=list(cards.deck))
+        could_be = self.could_be(p[order], profile, cards.deck)
         possible_could_be: list[tuple[str, ...]] = []
         if possible is not None:
-            backs_p, _ = self.classifier.profile_probabilities(possible_p, profile)
             possible_could_be = [
                 others if side == BACK else ()
                 for others, side in zip(
-                    alternatives(backs_p, classes, profile_decks, bar), possible.side, strict=True
+                    self.could_be(possible_p, profile), possible.side, strict=True
                 )
             ]
         t3 = time.perf_counter()
@@ -413,6 +408,18 @@ class Counter:
             possible=possible,
             possible_could_be=tuple(possible_could_be),
         )
+
+    def could_be(
+        self, probabilities: np.ndarray, profile: tuple[str, ...], named: Any = None
+    ) -> list[tuple[str, ...]]:
+        """For each card, the decks of the profile other than its name (``named``) that it
+        is at least ``alternative_min_probability`` likely to be (`vision.doubts`)."""
+        allowed = self.classifier.allowed(profile)
+        decks = [d for d in self.classifier.decks if d in allowed]
+        p, _ = self.classifier.profile_probabilities(probabilities, profile)
+        bar = self.settings.alternative_min_probability
+        exclude = list(named) if named is not None else None
+        return alternatives(p, self.classifier.classes, decks, bar, exclude=exclude)
 
     def naming_probabilities(
         self,
