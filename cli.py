@@ -45,6 +45,27 @@ ForceOpt = Annotated[
 ]
 ReasonOpt = Annotated[str, typer.Option("--reason", help="Why; kept in the round's history.")]
 CountsOpt = Annotated[list[str] | None, typer.Option(help="Per-player counts: Ann=12,Ben=9")]
+PilesOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Top card of each Dutch pile, 'down' for a finished pile (e.g. 10,down,7): "
+        "cross-checked against the Dutch counts."
+    ),
+]
+
+
+def _pile_tops(piles: str | None) -> list[str] | None:
+    """``--piles 10,down,7`` as a list of tops (checked by `scoring.crosscheck`)."""
+    if piles is None:
+        return None
+    from scoring.crosscheck import pile_size
+
+    tops = [t.strip() for t in piles.split(",") if t.strip()]
+    if not tops:
+        raise UsageError("--piles needs at least one pile top (1..10 or 'down')")
+    for top in tops:
+        pile_size(top)  # a bad top is refused before any photo is counted
+    return tops
 
 
 def emit_json(payload: object) -> None:
@@ -165,13 +186,7 @@ def games(as_json: JsonOpt = False) -> None:
 def round_(
     dutch: CountsOpt = None,
     blitz: CountsOpt = None,
-    piles: Annotated[
-        str | None,
-        typer.Option(
-            help="Top card of each Dutch pile, 'down' for a finished pile (e.g. 10,down,7): "
-            "cross-checked against the Dutch counts."
-        ),
-    ] = None,
+    piles: PilesOpt = None,
     game: GameOpt = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
@@ -195,8 +210,8 @@ def round_(
             {setup.player_named(k): v for k, v in parse_counts(blitz, "Blitz").items()},
         )
         problems: tuple[str, ...] = ()
-        if piles is not None:
-            tops = [t for t in piles.split(",") if t.strip()]
+        tops = _pile_tops(piles)
+        if tops is not None:
             dutch_counts = {p: counts[p].dutch for p in setup.players}
             problems = check_dutch_piles(tops, dutch_counts).problems
         game_id = game if game is not None else ledger.current_game_id()
@@ -367,6 +382,7 @@ def score(
     reason: Annotated[
         str | None, typer.Option("--reason", help="Why counts were corrected or accepted.")
     ] = None,
+    piles: PilesOpt = None,
     annotate: Annotated[
         Path | None,
         typer.Option("--annotate", help="Folder for annotated photos (default: in TALLERO_HOME)."),
@@ -417,7 +433,10 @@ def score(
         )
         for p in photos
     }
-    result = round_from_tallies(g.setup, tallies["dutch"], tallies.get("blitz"), fixes_d, fixes_b)
+    tops = _pile_tops(piles)
+    result = round_from_tallies(
+        g.setup, tallies["dutch"], tallies.get("blitz"), fixes_d, fixes_b, tops
+    )
     counts = build_round(g.setup.players, result.dutch, result.blitz)
     number = None
     if commit:

@@ -6,9 +6,10 @@ and which card numbers the camera is unsure of. Nothing here knows about pixels.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from scoring.crosscheck import check_dutch_piles
 from scoring.game import GameSetup
 from scoring.rules import BLITZ_PILE_SIZE, DECK_SIZE
 
@@ -41,11 +42,14 @@ def round_from_tallies(
     blitz: Tally | None,
     fix_dutch: Mapping[str, int] | None = None,
     fix_blitz: Mapping[str, int] | None = None,
+    piles: Sequence[int | str] | None = None,
 ) -> PhotoRound:
     """Map each deck's count to the player who owns it, and list what looks wrong.
 
     Without a Blitz photo every Blitz pile counts 0 unless corrected by hand.
     ``fix_dutch`` / ``fix_blitz`` (player -> count) replace what the camera counted.
+    ``piles``: the Dutch piles' top cards (``"down"`` for a finished pile), checked against
+    the Dutch counts as they stand after the corrections (`pile_problems`).
     """
     problems: list[str] = []
     game_decks = {seat.deck.id for seat in setup.seats}
@@ -88,4 +92,41 @@ def round_from_tallies(
             old = per_player[label][player]
             per_player[label][player] = n
             corrections.append(f"{player} {label} {old} -> {n}")
+    if piles is not None:
+        problems += pile_problems(setup, dutch, per_player["Dutch"], piles, set(fix_dutch or {}))
     return PhotoRound(per_player["Dutch"], per_player["Blitz"], tuple(problems), tuple(corrections))
+
+
+def pile_problems(
+    setup: GameSetup,
+    tally: Tally,
+    dutch: Mapping[str, int],
+    piles: Sequence[int | str],
+    corrected: Collection[str] = (),
+) -> list[str]:
+    """The Dutch-pile cross-check of ``dutch`` (player -> cards), and where a mismatch may
+    come from: whether the camera's ranges (players not ``corrected`` by hand) can reach
+    the piles' total, and whose counts have a range."""
+    check = check_dutch_piles(piles, dutch)
+    problems = list(check.problems)
+    if check.pile_total == check.counted_total:
+        return problems
+    low = high = 0
+    doubtful = []
+    for seat in setup.seats:
+        n = dutch[seat.player]
+        lo, hi = (n, n) if seat.player in corrected else tally.ranges.get(seat.deck.id, (n, n))
+        lo, hi = min(lo, n), max(hi, n)
+        low, high = low + lo, high + hi
+        if lo != hi:
+            doubtful.append(f"{seat.player} ({lo}-{hi})")
+    if low <= check.pile_total <= high:
+        problems.append(
+            f"the counts' ranges reach {low} to {high}: look at {', '.join(doubtful)} first"
+        )
+    else:
+        problems.append(
+            f"not even the counts' ranges ({low} to {high}) reach the piles' total: a card "
+            "may be missed, counted twice or lie in the wrong photo"
+        )
+    return problems

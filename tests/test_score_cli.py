@@ -109,3 +109,30 @@ def test_hand_corrections_need_a_reason_and_are_kept(tallero, game):
 def test_a_deck_the_model_does_not_know_is_a_clear_error(tallero):
     tallero("game", "new", "Ann=pump", "Ben=grandma", "--json")  # refused: unknown deck
     assert tallero("games", "--json").json()["games"] == []
+
+
+def test_the_dutch_piles_are_checked_against_the_photo(tallero, game):
+    # The bundled Dutch photo: pump 6, carriage 2, plow 6 (a range of 5-6), pail 13 = 27.
+    r = tallero("score", "--dutch", str(DUTCH), "--piles", "10,10,7", "--json")
+    assert r.code == 0, r.err
+    assert not [p for p in r.json()["problems"] if "piles" in p or "ranges" in p]
+    r = tallero("score", "--dutch", str(DUTCH), "--piles", "10,10,6", "--json")
+    problems = r.json()["problems"]
+    assert "the Dutch piles hold 26 cards but the players' Dutch counts add up to 27 (+1)" in (
+        problems
+    )
+    assert "the counts' ranges reach 26 to 27: look at Cy (5-6) first" in problems
+    # A hand correction that makes the total agree settles the check.
+    r = tallero(
+        "score", "--dutch", str(DUTCH), "--piles", "10,10,6", "--fix-dutch", "Cy=5",
+        "--reason", "one plow was a box", "--json",
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    assert not [p for p in r.json()["problems"] if "piles" in p]
+
+
+@pytest.mark.parametrize(("piles", "code", "says"), [("10,12", 1, "pile top"), (",", 2, "--piles")])
+def test_bad_pile_tops_are_refused_before_counting(tallero, game, piles, code, says):
+    r = tallero("score", "--dutch", str(DUTCH), "--piles", piles)
+    assert r.code == code and says in r.err
+    assert len(r.err.strip().splitlines()) == 1
