@@ -167,7 +167,8 @@ class Evaluation:
     def add(self, truth: dict, count: Any) -> None:
         """Fold one image's truth and ``Count`` into the sums."""
         cards = count.cards
-        pairs = match_cards(cards.corners, truth_quads(truth))
+        quads = truth_quads(truth)
+        pairs = match_cards(cards.corners, quads)
         got = count.counts
         want = {d: int(truth["counts"].get(d, 0)) for d in truth["decks"]}
         exact_pairs = sum(got.get(d, 0) == n for d, n in want.items())
@@ -222,13 +223,12 @@ class Evaluation:
             ranges[d][0] != ranges[d][1] and got.get(d, 0) == n for d, n in want.items()
         )
         wrong_ranged = len(want) - sure - right_ranged
-        possible = count.possible if count.possible is not None else None
+        possible = count.possible
         n_possible = len(possible) if possible is not None else 0
         possible_missed = 0
-        if n_possible:
-            missed = [j for j in range(len(truth["cards"])) if j not in matched_truth]
-            on_missed = match_cards(possible.corners, truth_quads(truth)[missed])
-            possible_missed = len(on_missed)
+        if possible is not None and n_possible:
+            missed = [j for j in range(len(quads)) if j not in matched_truth]
+            possible_missed = len(match_cards(possible.corners, quads[missed]))
         for t in slices:
             t.images += 1
             t.images_exact += exact_pairs == len(want)
