@@ -78,14 +78,13 @@ class CountAnnotator:
         font_scale = max(0.35, 0.45 * unit)
         cards = count.cards
         uncertain = set(count.uncertain)
-        possible = count.possible
-        for i in range(len(possible) if possible is not None else 0):
-            assert possible is not None
+        possible = count.possible.corners if count.possible is not None else []
+        for corners in possible:
             # Black dashes on a white outline: seen on light and dark cards alike.
-            quad = np.round(possible.corners[i]).astype(np.int32)
+            quad = np.round(corners).astype(np.int32)
             cv2.polylines(out, [quad], True, (255, 255, 255), thick, cv2.LINE_AA)
-            dashed_quad(out, possible.corners[i], POSSIBLE_BGR, thick, 6 * unit)
-            self._label(out, "+?", possible.corners[i].mean(axis=0), POSSIBLE_BGR, font_scale)
+            dashed_quad(out, corners, POSSIBLE_BGR, thick, 6 * unit)
+            self._label(out, "+?", corners.mean(axis=0), POSSIBLE_BGR, font_scale)
         for i in range(len(cards)):
             is_back = cards.side[i] == BACK
             if not is_back and not self.show_faces:
