@@ -450,7 +450,7 @@ def score(
     if as_json:
         emit_json(photo_round_json(g, counts, result, [p.to_json() for p in photos], number))
         return
-    print_table(round_table(g, number, counts))
+    print_table(round_table(g, number, counts, result.ranges))
     for p in photos:
         typer.echo(f"{p.role} photo: {p.path} -> annotated: {p.annotated}")
     if blitz_photo is None:

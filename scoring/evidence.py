@@ -90,5 +90,9 @@ def photo_round_json(
         "photos": list(photos),
         "problems": list(result.problems),
         "corrections": list(result.corrections),
+        "ranges": {
+            label.lower(): {player: list(span) for player, span in spans.items()}
+            for label, spans in result.ranges.items()
+        },
         **standing_json(game),
     }

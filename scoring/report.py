@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.table import Table
@@ -154,11 +154,24 @@ def sheet_notes(game: Game) -> list[str]:
     return notes
 
 
-def round_table(game: Game, number: int | None, counts: RoundCounts) -> Table:
+def round_table(
+    game: Game,
+    number: int | None,
+    counts: RoundCounts,
+    ranges: Mapping[str, Mapping[str, tuple[int, int]]] | None = None,
+) -> Table:
     """One round: each player's cards and points, and the totals after it.
 
     ``number`` None is a round not (yet) on the sheet: it has no totals column.
+    ``ranges`` (``"Dutch"`` / ``"Blitz"`` -> player -> (low, high)) shows the counts
+    that could be off as ``6 (5-6)``.
     """
+    ranges = ranges or {}
+
+    def cell(label: str, player: str, n: int) -> str:
+        span = ranges.get(label, {}).get(player)
+        return f"{n} ({span[0]}-{span[1]})" if span and span[0] != span[1] else str(n)
+
     totals = game.standing().totals
     if number is None:
         title = f"Round from photos, not on the sheet of {game.name}"
@@ -170,6 +183,7 @@ def round_table(game: Game, number: int | None, counts: RoundCounts) -> Table:
         table.add_column(col, justify="left" if col in ("Player", "Deck") else "right")
     for seat in game.setup.seats:
         c = counts[seat.player]
-        row = [seat.player, seat.deck.display, str(c.dutch), str(c.blitz), f"{c.points:+d}"]
+        dutch, blitz = cell("Dutch", seat.player, c.dutch), cell("Blitz", seat.player, c.blitz)
+        row = [seat.player, seat.deck.display, dutch, blitz, f"{c.points:+d}"]
         table.add_row(*row, *([str(totals[seat.player])] if number else []))
     return table

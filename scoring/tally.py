@@ -6,7 +6,7 @@ and which card numbers the camera is unsure of. Nothing here knows about pixels.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from scoring.crosscheck import check_dutch_piles
@@ -34,6 +34,9 @@ class PhotoRound:
     blitz: dict[str, int]
     problems: tuple[str, ...] = ()
     corrections: tuple[str, ...] = field(default=())
+    # "Dutch" / "Blitz" -> player -> (low, high): the players whose count could be off (as
+    # the camera saw it; a count corrected by hand has none).
+    ranges: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
 
 
 def round_from_tallies(
@@ -54,6 +57,7 @@ def round_from_tallies(
     problems: list[str] = []
     game_decks = {seat.deck.id for seat in setup.seats}
     per_player: dict[str, dict[str, int]] = {}
+    ranges: dict[str, dict[str, tuple[int, int]]] = {"Dutch": {}, "Blitz": {}}
     for label, tally in (("Dutch", dutch), ("Blitz", blitz)):
         if tally is None:
             per_player[label] = {p: 0 for p in setup.players}
@@ -82,6 +86,7 @@ def round_from_tallies(
         for seat in setup.seats:
             low, high = tally.ranges.get(seat.deck.id, (0, 0))
             if low != high:
+                ranges[label][seat.player] = (low, high)
                 n = per_player[label][seat.player]
                 problems.append(
                     f"{seat.player}: {n} {label} card(s) counted, could be {low} to {high} {where}"
@@ -91,35 +96,35 @@ def round_from_tallies(
         for player, n in fixes.items():
             old = per_player[label][player]
             per_player[label][player] = n
+            ranges[label].pop(player, None)
             corrections.append(f"{player} {label} {old} -> {n}")
     if piles is not None:
-        problems += pile_problems(setup, dutch, per_player["Dutch"], piles, set(fix_dutch or {}))
-    return PhotoRound(per_player["Dutch"], per_player["Blitz"], tuple(problems), tuple(corrections))
+        problems += pile_problems(per_player["Dutch"], ranges["Dutch"], piles)
+    return PhotoRound(
+        per_player["Dutch"], per_player["Blitz"], tuple(problems), tuple(corrections), ranges
+    )
 
 
 def pile_problems(
-    setup: GameSetup,
-    tally: Tally,
     dutch: Mapping[str, int],
+    ranges: Mapping[str, tuple[int, int]],
     piles: Sequence[int | str],
-    corrected: Collection[str] = (),
 ) -> list[str]:
     """The Dutch-pile cross-check of ``dutch`` (player -> cards), and where a mismatch may
-    come from: whether the camera's ranges (players not ``corrected`` by hand) can reach
-    the piles' total, and whose counts have a range."""
+    come from: whether the players' ``ranges`` (player -> (low, high), where a count could
+    be off) can reach the piles' total, and whose counts have a range."""
     check = check_dutch_piles(piles, dutch)
     problems = list(check.problems)
     if check.pile_total == check.counted_total:
         return problems
     low = high = 0
     doubtful = []
-    for seat in setup.seats:
-        n = dutch[seat.player]
-        lo, hi = (n, n) if seat.player in corrected else tally.ranges.get(seat.deck.id, (n, n))
+    for player, n in dutch.items():
+        lo, hi = ranges.get(player, (n, n))
         lo, hi = min(lo, n), max(hi, n)
         low, high = low + lo, high + hi
         if lo != hi:
-            doubtful.append(f"{seat.player} ({lo}-{hi})")
+            doubtful.append(f"{player} ({lo}-{hi})")
     if low <= check.pile_total <= high:
         problems.append(
             f"the counts' ranges reach {low} to {high}: look at {', '.join(doubtful)} first"

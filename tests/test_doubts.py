@@ -174,14 +174,17 @@ def test_settings_refuse_fractions_outside_0_1(name: str) -> None:
 def test_pile_check_says_whose_range_can_explain_a_mismatch() -> None:
     from scoring.tally import pile_problems
 
-    setup = GameSetup((Seat("Ann", deck_by_name("pump")), Seat("Ben", deck_by_name("plow"))))
-    tally = Tally({"pump": 4, "plow": 2}, ranges={"pump": (3, 5), "plow": (2, 2)})
-    assert pile_problems(setup, tally, {"Ann": 4, "Ben": 2}, [6]) == []
-    assert pile_problems(setup, tally, {"Ann": 4, "Ben": 2}, [5])[1] == (
+    dutch, ranges = {"Ann": 4, "Ben": 2}, {"Ann": (3, 5)}
+    assert pile_problems(dutch, ranges, [6]) == []
+    assert pile_problems(dutch, ranges, [5])[1] == (
         "the counts' ranges reach 5 to 7: look at Ann (3-5) first"
     )
-    far = pile_problems(setup, tally, {"Ann": 4, "Ben": 2}, [10])
+    far = pile_problems(dutch, ranges, [10])
     assert far[0].startswith("the Dutch piles hold 10 cards") and "not even" in far[1]
     # A count corrected by hand has no range any more.
-    fixed = pile_problems(setup, tally, {"Ann": 4, "Ben": 2}, [5], corrected={"Ann"})
-    assert "not even the counts' ranges (6 to 6)" in fixed[1]
+    setup = GameSetup((Seat("Ann", deck_by_name("pump")), Seat("Ben", deck_by_name("plow"))))
+    tally = Tally({"pump": 4, "plow": 2}, ranges={"pump": (3, 5), "plow": (2, 2)})
+    fixed = round_from_tallies(setup, tally, None, fix_dutch={"Ann": 4}, piles=[5])
+    assert fixed.ranges == {"Dutch": {}, "Blitz": {}}
+    assert "not even the counts' ranges (6 to 6) reach the piles' total" in fixed.problems[-1]
+    assert round_from_tallies(setup, tally, None).ranges["Dutch"] == {"Ann": (3, 5)}

@@ -44,6 +44,11 @@ def test_score_shows_the_round_and_writes_nothing_without_commit(tallero, game, 
     assert out["players"]["Ann"]["dutch"] == dutch["pump"]
     assert out["players"]["Dee"]["blitz"] == blitz["pail"]
     assert tallero("sheet", "--json").json()["rounds"] == []
+    # The counts that could be off, per player (the bundled photos: one plow in the Dutch
+    # photo and two Blitz cards are uncertain).
+    assert out["ranges"] == {"dutch": {"Cy": [5, 6]}, "blitz": {"Ann": [3, 4], "Dee": [3, 5]}}
+    table = tallero("score", "--dutch", str(DUTCH), "--annotate", str(tmp_path)).out
+    assert "6 (5-6)" in table and "could be 5 to 6" in table
 
 
 def test_flagged_cards_block_commit_until_accepted(tallero, game, home):
