@@ -9,6 +9,7 @@ import os
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,17 +50,23 @@ def _live_once(counter: Counter, jpeg: bytes) -> None:
     CountAnnotator().annotate(frame, result)
 
 
+def median_seconds(run: Callable[[Any], object], inputs: Sequence[Any], warmup: int) -> float:
+    """Median seconds of ``run`` over ``inputs``, after ``warmup`` untimed calls on the
+    first ones."""
+    for x in inputs[:warmup]:
+        run(x)
+    times = []
+    for x in inputs:
+        t0 = time.perf_counter()
+        run(x)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
 def time_live(threads: int, jpegs: list[bytes], model_path: Path | None) -> float:
     """Median seconds per frame of decode -> detect -> classify -> count -> draw."""
     counter = Counter(model_path=model_path, threads=threads, live=True)
-    for j in jpegs[:5]:
-        _live_once(counter, j)
-    times = []
-    for j in jpegs:
-        t0 = time.perf_counter()
-        _live_once(counter, j)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return median_seconds(lambda j: _live_once(counter, j), jpegs, warmup=5)
 
 
 def time_baseline(

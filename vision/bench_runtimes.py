@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.bench import sample_frames
+from vision.bench import median_seconds, sample_frames
 from vision.counter import DEFAULT_DETECTOR
 from vision.detector import cpu_session, letterbox
 
@@ -37,14 +36,7 @@ def blobs(frames: list[np.ndarray], size: int) -> list[np.ndarray]:
 
 def median_ms(run: Callable[[np.ndarray], np.ndarray], inputs: list[np.ndarray]) -> float:
     """Median milliseconds of ``run`` over ``inputs`` after three warm-up calls."""
-    for b in inputs[:3]:
-        run(b)
-    times = []
-    for b in inputs:
-        t0 = time.perf_counter()
-        run(b)
-        times.append(time.perf_counter() - t0)
-    return round(1000 * float(np.median(times)), 2)
+    return round(1000 * median_seconds(run, inputs, warmup=3), 2)
 
 
 def openvino_runner(path: Path, threads: int, precision: str | None) -> Callable | None:
