@@ -150,7 +150,7 @@ def measure_model(args: argparse.Namespace) -> dict[str, object]:
 
 
 def run_trial(args: argparse.Namespace) -> dict[str, object]:
-    from vision.deck_net import default_classes, logits_torch, train_net
+    from vision.deck_net import default_classes, logits_torch, state_width, train_net
     from vision.synth.decks import ALL_DECKS, FACE_COLORS
 
     classes = default_classes(ALL_DECKS, FACE_COLORS)
@@ -170,7 +170,8 @@ def run_trial(args: argparse.Namespace) -> dict[str, object]:
 
         init_state = torch.load(args.init, map_location="cpu", weights_only=True)
         head = init_state.get("head.weight")
-        if head is None or tuple(head.shape) != (len(classes), args.width * 4):
+        widths_match = "features.0.weight" in init_state and state_width(init_state) == args.width
+        if head is None or len(head) != len(classes) or not widths_match:
             raise ModelError(
                 f"{args.init}: not a width-{args.width} classifier of the {len(classes)} "
                 "built-in classes (give its --width)"

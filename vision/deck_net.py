@@ -201,6 +201,11 @@ def merge_crops(a: CropSet, b: CropSet) -> CropSet:
     )
 
 
+def state_width(state: dict) -> int:
+    """The width a classifier's state dict (`build_net`) was built with."""
+    return int(state["features.0.weight"].shape[0])
+
+
 def build_net(n_classes: int, width: int = 16):  # noqa: ANN201 - torch stays a lazy import
     """A small CNN: four conv blocks, global average pooling, an embedding and a linear head."""
     import torch

@@ -279,7 +279,13 @@ def fit_profile_classifier(
     a base classifier's weights, at the size that classifier reads (its ONNX beside the
     weights), since its features only know cards at that size.
     """
-    from vision.deck_net import collect_crops, default_classes, export_onnx, train_net
+    from vision.deck_net import (
+        collect_crops,
+        default_classes,
+        export_onnx,
+        state_width,
+        train_net,
+    )
     from vision.synth.art import ENROLLED_PREFIX
     from vision.synth.art_enrolled import EnrolledStyle, slot_names
     from vision.synth.generate import synthesize
@@ -354,7 +360,7 @@ def fit_profile_classifier(
     log("enroll: " + ", ".join(f"{c} {n}" for c, n in zip(classes, counts, strict=True)))
     t0 = time.perf_counter()
     # The features keep the shipped classifier's shape, so they can start from its weights.
-    width = int(init["features.0.weight"].shape[0]) if init is not None else DEFAULT_WIDTH
+    width = state_width(init) if init is not None else DEFAULT_WIDTH
     net = train_net(
         crops,
         None,
