@@ -13,6 +13,7 @@ from vision.enroll_fit import (
     _init_state,
     _shift_logit,
     base_crop_size,
+    blend_weights,
     find_anchors,
     other_prior_factor,
     pair_decks,
@@ -90,6 +91,28 @@ def test_shifting_a_logit_multiplies_that_class_odds_only():
     odds = lambda p: p[:, 2] / p[:, 0]  # noqa: E731
     assert torch.allclose(odds(after), 0.25 * odds(before), rtol=1e-4)
     assert torch.allclose(after[:, 1] / after[:, 0], before[:, 1] / before[:, 0], rtol=1e-4)
+
+
+def test_blending_moves_every_weight_toward_the_shipped_ones_and_keeps_counters():
+    torch = pytest.importorskip("torch")
+    from vision.deck_net import build_net
+
+    torch.manual_seed(0)
+    net = build_net(3, 4)
+    net.train()
+    net(torch.rand(4, 3, 48, 32))  # batch norm statistics and counters move
+    own = {k: v.clone() for k, v in net.state_dict().items()}
+    shipped = {k: (v + 1.0 if v.is_floating_point() else v + 5) for k, v in own.items()}
+    blend_weights(net, shipped, 0.25)
+    after = net.state_dict()
+    for key, value in own.items():
+        if value.is_floating_point():
+            assert torch.allclose(after[key], value + 0.25), key
+        else:
+            assert torch.equal(after[key], value), key
+    assert any(not v.is_floating_point() for v in own.values())
+    blend_weights(net, shipped, 1.0)
+    assert torch.allclose(net.state_dict()["head.weight"], shipped["head.weight"])
 
 
 def test_head_rows_start_from_the_anchored_built_in_decks():

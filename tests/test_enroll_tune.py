@@ -24,6 +24,11 @@ def test_recipe_overrides_are_typed_and_checked() -> None:
         parse_recipe("epoch=6", base)
     with pytest.raises(ValueError, match="epochs takes a int, not 'many'"):
         parse_recipe("epochs=many", base)
+    assert parse_recipe("keep_shipped=0.5,blend_head=none", base).keep_shipped == 0.5
+    with pytest.raises(ValueError, match="keep_shipped must lie in 0..1"):
+        parse_recipe("keep_shipped=1.5", base)
+    with pytest.raises(ValueError, match="blend_head must be 'all' or 'none'"):
+        parse_recipe("blend_head=some", base)
 
 
 def test_an_unknown_profile_is_a_clear_error(home: Path, capsys) -> None:

@@ -145,12 +145,21 @@ def summarize(records: list[tuple[str, dict[str, Any]]], pairs: int) -> dict[str
 
 
 def analyse_dir(
-    directory: Path, model: Path | None = None, limit: int | None = None, threads: int | None = None
+    directory: Path,
+    model: Path | None = None,
+    limit: int | None = None,
+    threads: int | None = None,
+    profile: str | None = None,
 ) -> dict[str, Any]:
-    """Count every image of a labelled set and sort its wrong pairs' errors."""
+    """Count every image of a labelled set and sort its wrong pairs' errors (with the
+    enrolled decks of ``profile`` when it has any, as `tallero eval --profile`)."""
     from vision.counter import Counter as CardCounter
+    from vision.enroll_run import classifier_for
 
-    counter = CardCounter(model_path=model, threads=threads)
+    classifier, enrolled = classifier_for(profile)
+    counter = CardCounter(
+        model_path=model, classifier_path=classifier, decks=enrolled, threads=threads
+    )
     records: list[tuple[str, dict[str, Any]]] = []
     pairs = 0
     for truth, count in counted_scenes(Path(directory), counter, limit):
@@ -166,10 +175,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--model", type=Path, default=None)
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--profile", default=None, help="profile of enrolled decks ($TALLERO_HOME)")
     args = ap.parse_args(argv)
     if not (args.directory / "truth").is_dir():
         ap.error(f"{args.directory}: not a labelled synthetic set (no truth/ folder)")
-    print(json.dumps(analyse_dir(args.directory, args.model, args.limit, args.threads)))
+    result = analyse_dir(args.directory, args.model, args.limit, args.threads, args.profile)
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":
