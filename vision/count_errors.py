@@ -1,4 +1,6 @@
-"""Why deck counts go wrong: ``python -m vision.count_errors DIR [--model M] [--limit N]``.
+"""Why deck counts go wrong: ``python -m vision.count_errors DIR [--model M] [--limit N]
+[--profile P]`` (``--profile``: with that profile's enrolled classifier, as ``tallero eval
+--profile``; a profile with nothing enrolled counts with the built-in decks).
 
 For every (image, deck) pair of a labelled synthetic set whose count is wrong, the card
 errors behind it are sorted into kinds:
