@@ -144,6 +144,21 @@ def test_a_trial_continues_weights_and_exports_a_classifier_that_counts(capsys, 
     assert out.is_file() and out.with_suffix(".pt").is_file()
     clf = DeckClassifier(out)
     assert (clf.width_px, clf.height_px) == (32, 48) and "other" in clf.classes
+    # The export keeps its history: the sets it fitted on as drawn, the weights it
+    # continued by sha256, and their own recipe (the shipped classifier's).
+    import hashlib
+
+    from vision.classifier_trial import _opened_meta
+
+    recipe = json.loads(_opened_meta(out)["recipe"])["trial"]
+    assert recipe["train"] == [
+        {"name": "synth-mini", **json.loads((mini / "recipe.json").read_text())}
+    ]
+    assert (recipe["epochs"], recipe["lr"], recipe["width"]) == (1, 1e-5, 24)
+    assert recipe["init"]["sha256"] == hashlib.sha256(shipped.read_bytes()).hexdigest()
+    assert recipe["init"]["recipe"] == json.loads(
+        _opened_meta(shipped.with_suffix(".onnx"))["recipe"]
+    )
     # Barely moved from the shipped weights, it still reads the committed scenes well.
     assert f["accuracy"] >= 0.9
     (row,) = sweep(mini, [{}], limit=3, threads=1, classifier=out)

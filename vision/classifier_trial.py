@@ -149,6 +149,54 @@ def measure_model(args: argparse.Namespace) -> dict[str, object]:
     }
 
 
+def set_recipe(directory: Path) -> dict[str, object]:
+    """A scene set as its ``recipe.json`` tells how to draw it again, with its name."""
+    path = Path(directory) / "recipe.json"
+    drawn = json.loads(path.read_text()) if path.is_file() else {}
+    return {"name": Path(directory).name, **drawn}
+
+
+def init_recipe(init: Path) -> dict[str, object]:
+    """The weights a trial continued: their file's sha256 and, from the ONNX beside them,
+    the recipe they were made with (so a continued classifier keeps its whole history)."""
+    import hashlib
+
+    out: dict[str, object] = {
+        "file": Path(init).name,
+        "sha256": hashlib.sha256(Path(init).read_bytes()).hexdigest(),
+    }
+    onnx = Path(init).with_suffix(".onnx")
+    if onnx.is_file():
+        meta = _opened_meta(onnx)
+        if "recipe" in meta:
+            out["recipe"] = json.loads(meta["recipe"])
+    return out
+
+
+def _opened_meta(onnx: Path) -> dict[str, str]:
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(onnx), providers=["CPUExecutionProvider"])
+    return dict(session.get_modelmeta().custom_metadata_map)
+
+
+def trial_recipe(args: argparse.Namespace) -> dict[str, object]:
+    """What a trial classifier was made from, stored in its ONNX as ``recipe``."""
+    return {
+        "trial": {
+            "train": [set_recipe(d) for d in args.train],
+            "min_visible": args.min_visible,
+            "limit": args.limit,
+            "size": list(args.size),
+            "width": args.width,
+            "epochs": args.epochs,
+            "lr": args.lr,
+            "seed": args.seed,
+            "init": init_recipe(args.init) if args.init is not None else None,
+        }
+    }
+
+
 def run_trial(args: argparse.Namespace) -> dict[str, object]:
     from vision.deck_net import default_classes, logits_torch, state_width, train_net
     from vision.synth.decks import ALL_DECKS, FACE_COLORS
@@ -194,8 +242,7 @@ def run_trial(args: argparse.Namespace) -> dict[str, object]:
         from vision.deck_net import save_classifier
 
         counts = np.bincount(train.labels, minlength=len(classes)).tolist()
-        recipe = {"trial": {k: str(v) for k, v in vars(args).items()}}
-        save_classifier(net, args.export, classes, w, h, recipe, counts)
+        save_classifier(net, args.export, classes, w, h, trial_recipe(args), counts)
     return {
         "size": [w, h],
         "width": args.width,
