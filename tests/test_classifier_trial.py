@@ -148,17 +148,14 @@ def test_a_trial_continues_weights_and_exports_a_classifier_that_counts(capsys, 
     # continued by sha256, and their own recipe (the shipped classifier's).
     import hashlib
 
-    from vision.classifier_trial import _opened_meta
-
-    recipe = json.loads(_opened_meta(out)["recipe"])["trial"]
+    recipe = json.loads(clf.metadata["recipe"])["trial"]
     assert recipe["train"] == [
         {"name": "synth-mini", **json.loads((mini / "recipe.json").read_text())}
     ]
     assert (recipe["epochs"], recipe["lr"], recipe["width"]) == (1, 1e-5, 24)
     assert recipe["init"]["sha256"] == hashlib.sha256(shipped.read_bytes()).hexdigest()
-    assert recipe["init"]["recipe"] == json.loads(
-        _opened_meta(shipped.with_suffix(".onnx"))["recipe"]
-    )
+    shipped_onnx = DeckClassifier(shipped.with_suffix(".onnx"))
+    assert recipe["init"]["recipe"] == json.loads(shipped_onnx.metadata["recipe"])
     # Barely moved from the shipped weights, it still reads the committed scenes well.
     assert f["accuracy"] >= 0.9
     (row,) = sweep(mini, [{}], limit=3, threads=1, classifier=out)

@@ -49,6 +49,8 @@ class DeckClassifier:
         try:
             self.session = cpu_session(self.path, threads)
             meta = self.session.get_modelmeta().custom_metadata_map
+            # Everything the ONNX records (classes, crop size, recipe, class counts, ...).
+            self.metadata: dict[str, str] = dict(meta)
             self.classes: tuple[str, ...] = tuple(json.loads(meta["classes"]))
             self.width_px = int(meta["crop_width_px"])
             self.height_px = int(meta["crop_height_px"])

@@ -159,25 +159,16 @@ def set_recipe(directory: Path) -> dict[str, object]:
 def init_recipe(init: Path) -> dict[str, object]:
     """The weights a trial continued: their file's sha256 and, from the ONNX beside them,
     the recipe they were made with (so a continued classifier keeps its whole history)."""
-    import hashlib
+    from vision.classifier import DeckClassifier
+    from vision.detector import file_sha256
 
-    out: dict[str, object] = {
-        "file": Path(init).name,
-        "sha256": hashlib.sha256(Path(init).read_bytes()).hexdigest(),
-    }
+    out: dict[str, object] = {"file": Path(init).name, "sha256": file_sha256(Path(init))}
     onnx = Path(init).with_suffix(".onnx")
     if onnx.is_file():
-        meta = _opened_meta(onnx)
+        meta = DeckClassifier(onnx, threads=1).metadata
         if "recipe" in meta:
             out["recipe"] = json.loads(meta["recipe"])
     return out
-
-
-def _opened_meta(onnx: Path) -> dict[str, str]:
-    import onnxruntime as ort
-
-    session = ort.InferenceSession(str(onnx), providers=["CPUExecutionProvider"])
-    return dict(session.get_modelmeta().custom_metadata_map)
 
 
 def trial_recipe(args: argparse.Namespace) -> dict[str, object]:

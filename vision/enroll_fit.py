@@ -225,7 +225,7 @@ def other_prior_factor(
 
 def _class_counts(classifier: Any) -> tuple[tuple[str, ...], list[int]] | None:
     """A classifier's classes and training crops per class (None when it records none)."""
-    meta = _opened(classifier).session.get_modelmeta().custom_metadata_map
+    meta = _opened(classifier).metadata
     if "class_counts" not in meta:
         return None
     return tuple(json.loads(meta["classes"])), list(json.loads(meta["class_counts"]))
