@@ -111,6 +111,9 @@ def test_blending_moves_every_weight_toward_the_shipped_ones_and_keeps_counters(
         else:
             assert torch.equal(after[key], value), key
     assert any(not v.is_floating_point() for v in own.values())
+    head = net.state_dict()["head.weight"].clone()
+    blend_weights(net, shipped, 1.0, skip=("head.",))
+    assert torch.equal(net.state_dict()["head.weight"], head)
     blend_weights(net, shipped, 1.0)
     assert torch.allclose(net.state_dict()["head.weight"], shipped["head.weight"])
 

@@ -241,15 +241,16 @@ def _shift_logit(net: Any, index: int, factor: float) -> None:
         net.head.bias[index] += float(np.log(factor))
 
 
-def blend_weights(net: Any, state: dict, keep: float) -> None:
+def blend_weights(net: Any, state: dict, keep: float, skip: tuple[str, ...] = ()) -> None:
     """Move ``net``'s floating-point weights and statistics to ``keep * state + (1 - keep)
-    * own`` (counters, such as batch norm's batches seen, stay the net's own)."""
+    * own`` (counters, such as batch norm's batches seen, and keys starting with one of
+    ``skip`` stay the net's own)."""
     import torch
 
     own = net.state_dict()
     with torch.no_grad():
         for key, value in own.items():
-            if key in state and value.is_floating_point():
+            if key in state and value.is_floating_point() and not key.startswith(skip):
                 value.mul_(1 - keep).add_(state[key].to(value.dtype), alpha=keep)
 
 
@@ -406,12 +407,8 @@ def fit_profile_classifier(
     )
     timings["fit_s"] = time.perf_counter() - t0
     if init is not None and recipe.keep_shipped > 0:
-        target = _init_state(init, classes, anchors | kin)
-        if recipe.blend_head == "none":
-            own = net.state_dict()
-            for key in ("head.weight", "head.bias"):
-                target[key] = own[key].clone()
-        blend_weights(net, target, recipe.keep_shipped)
+        skip = ("head.",) if recipe.blend_head == "none" else ()
+        blend_weights(net, _init_state(init, classes, anchors | kin), recipe.keep_shipped, skip)
         log(f"enroll: kept {recipe.keep_shipped:.0%} of the shipped classifier's weights")
     factor = 1.0
     shipped = _class_counts(base) if base is not None else None
