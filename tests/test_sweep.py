@@ -40,3 +40,21 @@ def test_a_setting_that_finds_nothing_scores_nothing() -> None:
     assert normal["card_recall"] > 0.5
     assert none["card_recall"] == 0.0
     assert none["settings"] == nothing
+
+
+def test_a_check_other_than_the_shipped_one_is_the_one_used(tmp_path: Path) -> None:
+    """A card check that calls nothing a card, given by path, keeps no card at all."""
+    import json
+
+    from vision.counter import DEFAULT_CHECK
+
+    check = json.loads(DEFAULT_CHECK.read_text())
+    check["layers"][-1]["bias"] = [-1000.0 for _ in check["layers"][-1]["bias"]]
+    nowhere = tmp_path / "check.json"
+    nowhere.write_text(json.dumps(check))
+    nothing = {"card_look": False}
+    shipped, refusing = (
+        sweep(SAMPLES, [nothing], limit=2, threads=1, check=path)[0] for path in (None, nowhere)
+    )
+    assert shipped["card_recall"] > 0.5
+    assert refusing["card_recall"] == 0.0

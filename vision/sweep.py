@@ -71,10 +71,13 @@ def sweep(
     limit: int | None = None,
     threads: int | None = None,
     classifier: Path | None = None,
+    check: Path | None = None,
+    look: Path | None = None,
 ) -> list[dict[str, Any]]:
     """One result per try: its overrides, the headline figures, deck_exact per kind, seconds.
 
-    ``classifier``: a deck classifier other than the shipped one (a trial's export).
+    ``classifier``, ``check``, ``look``: a deck classifier, card check or card look other
+    than the shipped one (a trial's or a refit's output).
     """
     from vision.counter import Counter
     from vision.evaluate import evaluate_dir
@@ -84,6 +87,8 @@ def sweep(
         counter = Counter(
             model_path=model,
             classifier_path=classifier,
+            check_path=check,
+            look_path=look,
             settings=VisionSettings(**overrides),
             threads=threads,
         )
@@ -109,6 +114,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--classifier", type=Path, default=None, help="deck classifier (.onnx)")
+    ap.add_argument("--check", type=Path, default=None, help="card check (.json)")
+    ap.add_argument("--look", type=Path, default=None, help="card look (.onnx)")
     args = ap.parse_args(argv)
     try:
         tries = [parse_try(t) for t in args.tries] or [{}]
@@ -116,9 +123,19 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(str(exc))
     if not (args.directory / "truth").is_dir():
         ap.error(f"{args.directory}: not a labelled synthetic set (no truth/ folder)")
-    if args.classifier is not None and not args.classifier.is_file():
-        ap.error(f"{args.classifier}: no such classifier file")
-    rows = sweep(args.directory, tries, args.model, args.limit, args.threads, args.classifier)
+    for what, path in (("classifier", args.classifier), ("check", args.check), ("look", args.look)):
+        if path is not None and not path.is_file():
+            ap.error(f"{path}: no such {what} file")
+    rows = sweep(
+        args.directory,
+        tries,
+        args.model,
+        args.limit,
+        args.threads,
+        args.classifier,
+        args.check,
+        args.look,
+    )
     for row in rows:
         print(json.dumps(row), flush=True)
 
