@@ -55,7 +55,7 @@ class CardLook:
         if not self.path.is_file():
             raise ModelError(f"{self.path}: no such card look model")
         try:
-            self.session = cpu_session(self.path, threads)
+            self.session = cpu_session(self.path, threads, spinning=False)
             meta = self.session.get_modelmeta().custom_metadata_map
             if meta.get("task") != TASK:
                 raise ModelError(f"{self.path}: not a card look model")

@@ -47,7 +47,7 @@ class DeckClassifier:
         if not 0.0 <= min_deck_probability <= 1.0:
             raise ValueError("min_deck_probability must be within [0, 1]")
         try:
-            self.session = cpu_session(self.path, threads)
+            self.session = cpu_session(self.path, threads, spinning=False)
             meta = self.session.get_modelmeta().custom_metadata_map
             # Everything the ONNX records (classes, crop size, recipe, class counts, ...).
             self.metadata: dict[str, str] = dict(meta)
