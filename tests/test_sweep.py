@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from vision.counter import DEFAULT_CHECK
 from vision.sweep import parse_try, sweep
 
 SAMPLES = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "synth-mini"
@@ -44,10 +46,6 @@ def test_a_setting_that_finds_nothing_scores_nothing() -> None:
 
 def test_a_check_other_than_the_shipped_one_is_the_one_used(tmp_path: Path) -> None:
     """A card check that calls nothing a card, given by path, keeps no card at all."""
-    import json
-
-    from vision.counter import DEFAULT_CHECK
-
     check = json.loads(DEFAULT_CHECK.read_text())
     check["layers"][-1]["bias"] = [-1000.0 for _ in check["layers"][-1]["bias"]]
     nowhere = tmp_path / "check.json"
