@@ -3,11 +3,24 @@ PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The installed virtualenv takes about 6.3 GB (PyTorch most of it).
+NEED_GB ?= 7
+
+define DISK_CHECK
+import shutil, sys, tempfile
+need = float(sys.argv[1])
+for where in (".", tempfile.gettempdir()):
+    free = shutil.disk_usage(where).free / 1e9
+    if free < need:
+        sys.exit(f"setup needs about {need:g} GB free for .venv; {where} has {free:.1f} GB")
+endef
+export DISK_CHECK
 
 .PHONY: setup demo test lint fmt clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
+	@$(PYTHON) -c "$$DISK_CHECK" $(NEED_GB)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
