@@ -36,6 +36,10 @@ class VisionSettings:
     # 0.7) gave 0.7675 / 0.769 / 0.7675, precision 0.939 / 0.956 / 0.967, recall 0.904 /
     # 0.891 / 0.877; IoU 0.6 at 0.5 gave 0.767. 0.4 keeps recall: a card between 0.4 and
     # 0.5 is counted and marked uncertain for a person to look at, not silently dropped.
+    # With the shipped models (tuning 0.9291): card_nms_iou 0.5 / 0.6 / 0.8 gave 0.8943 /
+    # 0.9236 / 0.9291 (crowded piles' true cards overlap), min_card_chance 0.45 / 0.5 gave
+    # 0.9303 / 0.9301 with fewer miscounts flagged (58.8% / 56.3%; 61.3% at IoU 0.8), and
+    # candidate_nms_iou 0.6 gave 0.9291: the defaults stay.
     card_check: bool = True
     # The card look (vision/card_look.py) gives the chance instead of the check for the
     # candidates the check is unsure of (its band); only with the check. Tuning scenes
