@@ -103,7 +103,8 @@ class VisionSettings:
     # 0.3 0.8079 (sorted 0.643 -> 0.669, blitz 0.786 -> 0.818, loose heaps 0.835 ->
     # 0.819); from there floor 0.5 / 0.4 0.8056 / 0.8071, power 0 / 4 / 8 / 32 0.8025 /
     # 0.8074 / 0.8076 / 0.8086, 1 / 2 / 4 rounds 0.8020 / 0.8061 / 0.8074, weight 3 at
-    # floor 0.5 0.8067.
+    # floor 0.5 0.8067. Again with the shipped models (0.9291): weight 1.5 / 3 gave 0.9264 /
+    # 0.9281, floor 0.2 / 0.4 0.9290 / 0.9288, 5 rounds 0.9295: the defaults stay.
     neighbour_weight: float = 2.0
     neighbour_floor: float = 0.3
     neighbour_reliability_power: float = 16.0
