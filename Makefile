@@ -3,7 +3,8 @@ PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# The installed virtualenv takes about 6.3 GB (PyTorch most of it).
+# The installed virtualenv takes about 6.3 GB (PyTorch most of it); the free space is
+# checked before it is created, not when an existing one is brought up to date.
 NEED_GB ?= 7
 
 define DISK_CHECK
@@ -20,7 +21,7 @@ export DISK_CHECK
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
-	@$(PYTHON) -c "$$DISK_CHECK" $(NEED_GB)
+	@test -x $(BIN)/python || $(PYTHON) -c "$$DISK_CHECK" $(NEED_GB)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
