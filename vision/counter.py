@@ -227,6 +227,7 @@ class Counter:
             Path(classifier_path) if classifier_path else DEFAULT_CLASSIFIER,
             threads,
             balance_decks=s.balance_decks,
+            min_deck_probability=s.min_deck_probability,
         )
         if decks is not None:
             unknown = [d for d in decks if d not in self.classifier.decks]
