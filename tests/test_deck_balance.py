@@ -1,4 +1,5 @@
-"""Naming evens out how often the classifier saw each deck (``class_counts``)."""
+"""Naming evens out how often the classifier saw each deck (``class_counts``), and leaves a
+back unknown when its deck is less probable than ``min_deck_probability``."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import pytest
 from scoring.errors import ModelError
 from vision.cards import BACK, Cards
 from vision.classifier import DeckClassifier
-from vision.counter import DEFAULT_CLASSIFIER
+from vision.counter import DEFAULT_CLASSIFIER, Counter
 from vision.deck_net import class_counts, collect_crops, default_classes, stamp_metadata
+from vision.settings import VisionSettings
 from vision.synth.decks import ALL_DECKS, CLASSIC_DECKS, FACE_COLORS
 
 SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "synth-mini"
@@ -122,3 +124,31 @@ def test_a_trained_classifier_carries_its_truth_crops_per_class(tmp_path: Path) 
     assert out.with_suffix(".pt").is_file()
     # Decks never seen leave the weights off rather than dividing by zero.
     assert clf.deck_weights is None
+
+
+# A lone back whose best deck is pail at 0.45, the rest spread so nothing else comes near.
+UNDER_HALF = {"pail": 0.45, "pump": 0.2, "plow": 0.2, "carriage": 0.15}
+
+
+def test_a_deck_under_the_bar_is_unknown_and_over_it_named() -> None:
+    strict = DeckClassifier(DEFAULT_CLASSIFIER, threads=1, balance_decks=False)
+    assert strict.min_deck_probability == VisionSettings().min_deck_probability == 0.5
+    assert _name(strict, UNDER_HALF, CLASSIC_DECKS) is None
+    loose = DeckClassifier(
+        DEFAULT_CLASSIFIER, threads=1, balance_decks=False, min_deck_probability=0.4
+    )
+    assert _name(loose, UNDER_HALF, CLASSIC_DECKS) == "pail"
+
+
+def test_the_counter_names_with_the_settings_bar() -> None:
+    # The classic decks were seen about equally often, so evening them out leaves pail near 0.45.
+    loose = Counter(settings=VisionSettings(min_deck_probability=0.4), threads=1)
+    assert loose.classifier.min_deck_probability == 0.4
+    assert _name(loose.classifier, UNDER_HALF, CLASSIC_DECKS) == "pail"
+    assert _name(Counter(threads=1).classifier, UNDER_HALF, CLASSIC_DECKS) is None
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5])
+def test_a_bar_outside_zero_to_one_is_refused(value: float) -> None:
+    with pytest.raises(ValueError, match="min_deck_probability must be within"):
+        VisionSettings(min_deck_probability=value)
