@@ -69,6 +69,15 @@ def test_enroll_count_replace_and_remove(tallero, home, quick_fit):
     counts = json.loads(clf.session.get_modelmeta().custom_metadata_map["class_counts"])
     assert len(counts) == len(clf.classes) and sum(counts) == profile["classifier"]["crops"]
     assert clf.deck_weights is not None and min(clf.deck_weights) == 1.0
+    # Counting with it names a back from a lower bar than the built-in classifier's.
+    from vision.counter import Counter
+    from vision.settings import VisionSettings
+
+    settings = VisionSettings()
+    assert settings.enrolled_min_deck_probability < settings.min_deck_probability
+    enrolled = Counter(classifier_path=folder / "decks.onnx", threads=1).classifier
+    assert enrolled.min_deck_probability == settings.enrolled_min_deck_probability
+    assert Counter(threads=1).classifier.min_deck_probability == settings.min_deck_probability
     for record in profile["decks"].values():
         assert len(record["cards"]) == 1 and (folder / record["cards"][0]).is_file()
 

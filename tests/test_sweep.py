@@ -56,3 +56,17 @@ def test_a_check_other_than_the_shipped_one_is_the_one_used(tmp_path: Path) -> N
     )
     assert shipped["card_recall"] > 0.5
     assert refusing["card_recall"] == 0.0
+
+
+def test_a_profile_with_nothing_enrolled_counts_with_the_built_in_decks(home: Path) -> None:
+    built_in, empty = (
+        sweep(SAMPLES, [{}], limit=1, threads=1, profile=name)[0] for name in (None, "empty")
+    )
+    for row in (built_in, empty):
+        row.pop("seconds")
+    assert empty == built_in and built_in["card_recall"] > 0.5
+
+
+def test_a_profile_and_a_classifier_together_are_refused(home: Path) -> None:
+    with pytest.raises(ValueError, match="not both"):
+        sweep(SAMPLES, [{}], limit=1, threads=1, classifier=Path("x.onnx"), profile="p")

@@ -130,6 +130,11 @@ class VisionSettings:
     # than this. Tuning scenes (seed 2600, 1000), shipped models: 0.4 / 0.5 / 0.6 gave
     # deck_exact 0.9269 / 0.9291 / 0.9279.
     min_deck_probability: float = 0.5
+    # The same for a profile's enrolled classifier, less sure of the user's own cards. On
+    # the heirloom tuning scenes (seeds 7504 / 7508, 200 each, profiles enrolled from one
+    # row photo) 0.5 / 0.4 / 0.3 gave deck_exact 0.88 / 0.8825 / 0.8825 (4 decks) and
+    # 0.885 / 0.8894 / 0.8906 (8 decks); such a back still gets flagged as uncertain.
+    enrolled_min_deck_probability: float = 0.4
     # Naming reads each kept card in this many looks (vision/crops.py VIEWS: as found,
     # turned half round, 6% closer, 6% wider) and averages them; the card check reads the
     # first alone, as it was fitted. Tuning scenes (seed 2600, 1000), shipped models:
@@ -186,6 +191,7 @@ class VisionSettings:
             "possible_max_iou",
             "alternative_min_probability",
             "min_deck_probability",
+            "enrolled_min_deck_probability",
             "tile_overlap_fraction",
         ):
             value = getattr(self, name)

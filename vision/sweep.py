@@ -3,7 +3,9 @@
 Each ``--try`` is one set of `VisionSettings` overrides; the labelled synthetic set in DIR
 (images/, truth/) is counted with each and the headline figures of ``tallero eval`` are
 printed, one line per try. Thresholds are chosen this way on the tuning set (seed 2500),
-never on the evaluation sets.
+never on the evaluation sets. ``--profile P`` counts with that profile's enrolled
+classifier and decks, as ``tallero eval --profile`` (a profile with nothing enrolled counts
+with the built-in decks).
 """
 
 from __future__ import annotations
@@ -73,15 +75,23 @@ def sweep(
     classifier: Path | None = None,
     check: Path | None = None,
     look: Path | None = None,
+    profile: str | None = None,
 ) -> list[dict[str, Any]]:
     """One result per try: its overrides, the headline figures, deck_exact per kind, seconds.
 
     ``classifier``, ``check``, ``look``: a deck classifier, card check or card look other
-    than the shipped one (a trial's or a refit's output).
+    than the shipped one (a trial's or a refit's output). ``profile``: count with its
+    enrolled classifier and decks (not together with ``classifier``).
     """
     from vision.counter import Counter
+    from vision.enroll_run import classifier_for
     from vision.evaluate import evaluate_dir
 
+    decks = None
+    if profile is not None:
+        if classifier is not None:
+            raise ValueError("give a classifier or a profile, not both")
+        classifier, decks = classifier_for(profile)
     results = []
     for overrides in tries:
         counter = Counter(
@@ -89,6 +99,7 @@ def sweep(
             classifier_path=classifier,
             check_path=check,
             look_path=look,
+            decks=decks,
             settings=VisionSettings(**overrides),
             threads=threads,
         )
@@ -116,7 +127,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--classifier", type=Path, default=None, help="deck classifier (.onnx)")
     ap.add_argument("--check", type=Path, default=None, help="card check (.json)")
     ap.add_argument("--look", type=Path, default=None, help="card look (.onnx)")
+    ap.add_argument("--profile", default=None, help="profile of enrolled decks ($TALLERO_HOME)")
     args = ap.parse_args(argv)
+    if args.profile is not None and args.classifier is not None:
+        ap.error("give --classifier or --profile, not both")
     try:
         tries = [parse_try(t) for t in args.tries] or [{}]
     except ValueError as exc:
@@ -135,6 +149,7 @@ def main(argv: list[str] | None = None) -> None:
         args.classifier,
         args.check,
         args.look,
+        args.profile,
     )
     for row in rows:
         print(json.dumps(row), flush=True)
