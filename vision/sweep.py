@@ -129,8 +129,6 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--look", type=Path, default=None, help="card look (.onnx)")
     ap.add_argument("--profile", default=None, help="profile of enrolled decks ($TALLERO_HOME)")
     args = ap.parse_args(argv)
-    if args.profile is not None and args.classifier is not None:
-        ap.error("give --classifier or --profile, not both")
     try:
         tries = [parse_try(t) for t in args.tries] or [{}]
     except ValueError as exc:
@@ -140,17 +138,20 @@ def main(argv: list[str] | None = None) -> None:
     for what, path in (("classifier", args.classifier), ("check", args.check), ("look", args.look)):
         if path is not None and not path.is_file():
             ap.error(f"{path}: no such {what} file")
-    rows = sweep(
-        args.directory,
-        tries,
-        args.model,
-        args.limit,
-        args.threads,
-        args.classifier,
-        args.check,
-        args.look,
-        args.profile,
-    )
+    try:
+        rows = sweep(
+            args.directory,
+            tries,
+            args.model,
+            args.limit,
+            args.threads,
+            args.classifier,
+            args.check,
+            args.look,
+            args.profile,
+        )
+    except ValueError as exc:  # a classifier and a profile, or a setting out of its range
+        ap.error(str(exc))
     for row in rows:
         print(json.dumps(row), flush=True)
 
