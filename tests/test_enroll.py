@@ -140,8 +140,9 @@ def test_a_second_profile_keeps_its_own_decks(tallero, home, quick_fit):
 # below them, which enrollment leaves out; and sorted-pile photos of the heirloom art
 # (generator seed 7204, scenes 3, 8 and 14; truth JSON beside each) with those decks and
 # pails, a deck that is not enrolled. Expected counts are the scenes' truth; the three
-# were chosen among 16 such scenes as ones the enrolled profile counts exactly (4 of 16
-# are: see README, "How well enrollment works today"), as a guard against regressions.
+# were chosen among 16 such scenes as ones the enrolled profile counts exactly (8 of 16
+# are: `python -m vision.unenrolled`, see README, "How well enrollment works today"), as a
+# guard against regressions.
 ROW_THREE = DATA / "heirloom-row-three.jpg"
 COUNTED = [
     # (photo, truth counts of the enrolled decks, pail backs in view)
