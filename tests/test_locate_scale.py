@@ -25,9 +25,9 @@ def looks(counter: Counter, image: np.ndarray) -> list[int]:
     detector = counter.detector
     real = type(detector).detect
 
-    def detect(image_bgr: np.ndarray, input_px: int | None = None):  # noqa: ANN202
+    def detect(image_bgr: np.ndarray, input_px: int | None = None, views: int = 1):  # noqa: ANN202
         sizes.append(int(input_px))
-        return real(detector, image_bgr, input_px)
+        return real(detector, image_bgr, input_px, views)
 
     detector.detect = detect
     try:

@@ -44,11 +44,12 @@ def test_score_shows_the_round_and_writes_nothing_without_commit(tallero, game, 
     assert out["players"]["Ann"]["dutch"] == dutch["pump"]
     assert out["players"]["Dee"]["blitz"] == blitz["pail"]
     assert tallero("sheet", "--json").json()["rounds"] == []
-    # The counts that could be off, per player (the bundled photos: one plow in the Dutch
-    # photo and two Blitz cards are uncertain).
-    assert out["ranges"] == {"dutch": {"Cy": [5, 6]}, "blitz": {"Ann": [3, 4], "Dee": [3, 5]}}
+    # The counts that could be off, per player (the bundled photos: the Dutch plow fan's
+    # first card is a possible card, not counted (truth: 6 plows), and two Blitz cards are
+    # uncertain).
+    assert out["ranges"] == {"dutch": {"Cy": [5, 7]}, "blitz": {"Ann": [3, 4], "Dee": [4, 5]}}
     table = tallero("score", "--dutch", str(DUTCH), "--annotate", str(tmp_path)).out
-    assert "6 (5-6)" in table and "could be 5 to 6" in table
+    assert "5 (5-7)" in table and "could be 5 to 7" in table
 
 
 def test_flagged_cards_block_commit_until_accepted(tallero, game, home):
@@ -117,20 +118,21 @@ def test_a_deck_the_model_does_not_know_is_a_clear_error(tallero):
 
 
 def test_the_dutch_piles_are_checked_against_the_photo(tallero, game):
-    # The bundled Dutch photo: pump 6, carriage 2, plow 6 (a range of 5-6), pail 13 = 27.
-    r = tallero("score", "--dutch", str(DUTCH), "--piles", "10,10,7", "--json")
+    # The bundled Dutch photo is counted pump 6, carriage 2, plow 5 (a range of 5-7), pail
+    # 13 = 26; it holds 27 cards (6 plows): the pile tops catch the missed one.
+    r = tallero("score", "--dutch", str(DUTCH), "--piles", "10,10,6", "--json")
     assert r.code == 0, r.err
     assert not [p for p in r.json()["problems"] if "piles" in p or "ranges" in p]
-    r = tallero("score", "--dutch", str(DUTCH), "--piles", "10,10,6", "--json")
+    r = tallero("score", "--dutch", str(DUTCH), "--piles", "10,10,7", "--json")
     problems = r.json()["problems"]
-    assert "the Dutch piles hold 26 cards but the players' Dutch counts add up to 27 (+1)" in (
+    assert "the Dutch piles hold 27 cards but the players' Dutch counts add up to 26 (-1)" in (
         problems
     )
-    assert "the counts' ranges reach 26 to 27: look at Cy (5-6) first" in problems
+    assert "the counts' ranges reach 26 to 28: look at Cy (5-7) first" in problems
     # A hand correction that makes the total agree settles the check.
     r = tallero(
-        "score", "--dutch", str(DUTCH), "--piles", "10,10,6", "--fix-dutch", "Cy=5",
-        "--reason", "one plow was a box", "--json",
+        "score", "--dutch", str(DUTCH), "--piles", "10,10,7", "--fix-dutch", "Cy=6",
+        "--reason", "the plow fan's first card was missed", "--json",
     )  # fmt: skip
     assert r.code == 0, r.err
     assert not [p for p in r.json()["problems"] if "piles" in p]

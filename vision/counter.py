@@ -253,6 +253,12 @@ class Counter:
 
     # -- localizing -------------------------------------------------------------------
 
+    @property
+    def detector_views(self) -> int:
+        """Looks the detector takes at each input (`vision.views`): one on live frames."""
+        s = self.settings
+        return s.live_detector_views if self.live else s.detector_views
+
     def locate(self, image_bgr: np.ndarray) -> Cards:
         """Every card's quad and side.
 
@@ -268,14 +274,15 @@ class Counter:
         if not isinstance(detector, OnnxDetector):
             return detector.detect(image_bgr)  # the ultralytics baseline has no tiling
         h, w = image_bgr.shape[:2]
+        views = self.detector_views
         if self.live and detector.dynamic:
-            quick = detector.detect(image_bgr, s.live_input_px)
+            quick = detector.detect(image_bgr, s.live_input_px, views)
             small = s.live_min_card_long_side_input_px * max(h, w) / s.live_input_px
             sure = self._sure(quick)
             if len(sure) and float(np.percentile(sure.long_side_px, 10)) >= small:
                 return quick
         input_px = s.detector_input_px if detector.dynamic else detector.input_px
-        cards = detector.detect(image_bgr, input_px)
+        cards = detector.detect(image_bgr, input_px, views)
         whole_scale = input_px / max(h, w)
         sure = self._sure(cards)
         if len(sure):
@@ -291,15 +298,15 @@ class Counter:
         long_side = round(max(h, w) * scale)
         if detector.dynamic and long_side <= s.max_whole_input_px:
             # Seen whole: a better look, though often surer of fewer boxes (fewer copies).
-            return detector.detect(image_bgr, long_side)
-        tiled = self._tiled(image_bgr, scale, input_px)
+            return detector.detect(image_bgr, long_side, views)
+        tiled = self._tiled(image_bgr, scale, input_px, views)
         return tiled if len(self._sure(tiled)) >= len(sure) else cards
 
     def _sure(self, cards: Cards) -> Cards:
         """The cards the detector alone is sure of (all, when it proposes only those)."""
         return cards[cards.confidence >= self.sure_confidence]
 
-    def _tiled(self, image_bgr: np.ndarray, scale: float, input_px: int) -> Cards:
+    def _tiled(self, image_bgr: np.ndarray, scale: float, input_px: int, views: int) -> Cards:
         """Detect on overlapping tiles of the image resized by ``scale``."""
         import cv2
 
@@ -324,7 +331,7 @@ class Counter:
                     pad = np.full((input_px, input_px, 3), 114, np.uint8)
                     pad[: tile.shape[0], : tile.shape[1]] = tile
                     tile = pad
-                found = self.detector.infer(tile)  # a square of input_px
+                found = self.detector.infer(tile, views)  # a square of input_px
                 if not len(found):
                     continue
                 # Cards cut by an inner tile edge are left to the neighbouring tile.
@@ -496,7 +503,8 @@ class Counter:
             return candidates, probabilities, candidates, probabilities
         s = self.settings
         chance = self.chances(image_bgr, candidates, probabilities, profile)
-        idx = np.flatnonzero(chance >= s.min_card_chance)
+        bar = s.card_chance_bar(self.detector_views)
+        idx = np.flatnonzero(chance >= bar)
         idx = idx[np.argsort(-chance[idx], kind="stable")]
         if len(idx):
             xywhr = quads_to_xywhr(candidates.corners[idx])
@@ -510,7 +518,7 @@ class Counter:
                 chance,
                 kept.corners,
                 s.possible_min_chance,
-                s.min_card_chance,
+                bar,
                 s.possible_max_iou,
             )
         possible = candidates[maybe]

@@ -18,6 +18,7 @@ import numpy as np
 from scoring.errors import ModelError
 from vision.cards import Cards
 from vision.settings import VisionSettings
+from vision.views import MIRRORINGS, fuse, mirrored
 
 LETTERBOX_FILL = 114
 
@@ -138,10 +139,21 @@ class OnnxDetector:
         self.sha256 = file_sha256(self.path)
         self.name = self.path.stem
 
-    def infer(self, square_bgr: np.ndarray) -> Cards:
-        """Cards in a letterboxed input (``input_px`` square unless dynamic), in its pixels."""
+    def infer(self, square_bgr: np.ndarray, views: int = 1) -> Cards:
+        """Cards in a letterboxed input (``input_px`` square unless dynamic), in its pixels.
+
+        ``views`` > 1: the input is also seen mirrored (`vision.views`), up to 4 looks, and
+        their outputs are averaged anchor by anchor before decoding.
+        """
         blob = cv2.dnn.blobFromImage(square_bgr, 1 / 255.0, swapRB=True)
-        raw = self.session.run(None, {self.input_name: blob})[0][0]  # (4 + nc + 1, anchors)
+        raws = [self.session.run(None, {self.input_name: blob})[0][0]]  # (4 + nc + 1, anchors)
+        for lr, ud in MIRRORINGS[: max(0, views - 1)]:
+            raws.append(self.session.run(None, {self.input_name: mirrored(blob, lr, ud)})[0][0])
+        h, w = square_bgr.shape[:2]
+        try:
+            raw = fuse(raws, h, w, len(self.names))
+        except ValueError as exc:
+            raise ModelError(f"{self.path}: cannot fuse mirrored looks ({exc})") from None
         return self.decode(raw)
 
     def decode(self, raw: np.ndarray) -> Cards:
@@ -160,16 +172,17 @@ class OnnxDetector:
         idx = rotated_nms(boxes, score, self.settings.nms_iou, self.settings.max_cards)
         return Cards.from_xywhr(boxes[idx], best[idx].astype(np.int8), score[idx])
 
-    def detect(self, image_bgr: np.ndarray, input_px: int | None = None) -> Cards:
+    def detect(self, image_bgr: np.ndarray, input_px: int | None = None, views: int = 1) -> Cards:
         """Cards in a whole image, in that image's pixels.
 
-        ``input_px`` (dynamic models only) sets the long side the image is resized to.
+        ``input_px`` (dynamic models only) sets the long side the image is resized to;
+        ``views``: looks at the image and its mirror images (`infer`).
         """
         if input_px is not None and not self.dynamic and input_px != self.input_px:
             raise ModelError(f"{self.path}: fixed-size detector cannot run at {input_px} px")
         size = input_px or self.input_px
         square, box = letterbox(image_bgr, size, self.stride_px if self.dynamic else None)
-        cards = self.infer(square)
+        cards = self.infer(square, views)
         return cards.transformed(1.0 / box.scale, (-box.pad_x / box.scale, -box.pad_y / box.scale))
 
 
