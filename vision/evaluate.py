@@ -279,10 +279,12 @@ def counted_scenes(
     counter: Any,
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    decks: tuple[str, ...] | None = None,
 ) -> Iterator[tuple[dict, Any]]:
     """``(truth, count)`` for every image of a synthetic set with ``truth/*.json``.
 
-    Each image is counted with its own scene's decks as the profile, as a game would.
+    Each image is counted with its own scene's decks as the profile, as a game would, or
+    with ``decks`` when given.
     """
     directory = Path(directory)
     files = sorted((directory / "truth").glob("*.json"))
@@ -290,7 +292,8 @@ def counted_scenes(
         files = files[:limit]
     for k, tf in enumerate(files):
         truth = json.loads(tf.read_text())
-        count = counter.count(directory / "images" / truth["image"], decks=tuple(truth["decks"]))
+        profile = decks if decks is not None else tuple(truth["decks"])
+        count = counter.count(directory / "images" / truth["image"], decks=profile)
         yield truth, count
         if progress:
             progress(k + 1, len(files))

@@ -26,7 +26,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from vision.evaluate import found_labels, match_cards, truth_label, truth_quads
+from vision.evaluate import counted_scenes, found_labels, match_cards, truth_label, truth_quads
 
 
 def score_scene(truth: dict[str, Any], count: Any, enrolled: tuple[str, ...]) -> dict[str, Any]:
@@ -74,12 +74,10 @@ def check_dir(
     if enrolled is None:
         raise ValueError(f"profile {profile!r} has no enrolled decks")
     counter = Counter(classifier_path=classifier, decks=enrolled, threads=threads)
-    files = sorted((Path(directory) / "truth").glob("*.json"))[:limit]
-    scenes = []
-    for tf in files:
-        truth = json.loads(tf.read_text())
-        count = counter.count(Path(directory) / "images" / truth["image"])
-        scenes.append(score_scene(truth, count, enrolled))
+    scenes = [
+        score_scene(truth, count, enrolled)
+        for truth, count in counted_scenes(Path(directory), counter, limit, decks=enrolled)
+    ]
     return {"profile": profile, "decks": list(enrolled), **summarize(scenes)}
 
 
