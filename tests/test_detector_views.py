@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vision.counter import Counter
 from vision.settings import VisionSettings
 from vision.views import MIRRORINGS, anchor_order, fuse, mirrored, nearest_branch
 
@@ -91,3 +92,18 @@ def test_the_card_check_bar_follows_the_looks_taken() -> None:
     assert s.card_chance_bar(s.detector_views) == s.min_card_chance == 0.3
     assert s.card_chance_bar(s.live_detector_views) == s.one_look_min_card_chance == 0.4
     assert VisionSettings(detector_views=1).card_chance_bar(1) == 0.4
+
+
+def test_live_frames_take_one_look_of_each_kind_and_photos_the_settings() -> None:
+    s = VisionSettings(detector_views=3, naming_views=2)
+    photo = Counter(settings=s, threads=1)
+    live = Counter(settings=s, threads=1, live=True)
+    assert (photo.detector_views, photo.naming_views) == (3, 2)
+    assert (live.detector_views, live.naming_views) == (1, 1)
+
+
+def test_anchor_orders_are_kept_and_read_only() -> None:
+    order = anchor_order(H, W, True, False)
+    assert anchor_order(H, W, True, False) is order
+    with pytest.raises(ValueError, match="read-only"):
+        order[0] = 1

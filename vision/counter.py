@@ -259,6 +259,12 @@ class Counter:
         s = self.settings
         return s.live_detector_views if self.live else s.detector_views
 
+    @property
+    def naming_views(self) -> int:
+        """Looks at each kept card that naming averages (`vision.crops`): one on live frames."""
+        s = self.settings
+        return s.live_naming_views if self.live else s.naming_views
+
     def locate(self, image_bgr: np.ndarray) -> Cards:
         """Every card's quad and side.
 
@@ -440,8 +446,7 @@ class Counter:
     ) -> np.ndarray:
         """The kept cards' probabilities for naming: their `naming_views` looks averaged
         (`live_naming_views` in live mode)."""
-        s = self.settings
-        views = s.live_naming_views if self.live else s.naming_views
+        views = self.naming_views
         if views == 1:
             return as_found
         return self.classifier.card_probabilities(

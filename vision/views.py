@@ -16,6 +16,8 @@ second box on one card seldom survives in all four looks. What it gained is meas
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 # The looks beyond the first, in the order they are added: (mirror left-right, upside down).
@@ -23,8 +25,10 @@ MIRRORINGS = ((True, False), (False, True), (True, True))
 STRIDES = (8, 16, 32)
 
 
+@cache
 def anchor_order(height: int, width: int, lr: bool, ud: bool) -> np.ndarray:
-    """For each anchor of the original look, the index of its anchor in the mirrored look."""
+    """For each anchor of the original look, the index of its anchor in the mirrored look
+    (kept per input size, read-only)."""
     parts, offset = [], 0
     for s in STRIDES:
         rows, cols = height // s, width // s
@@ -35,7 +39,9 @@ def anchor_order(height: int, width: int, lr: bool, ud: bool) -> np.ndarray:
             grid = grid[::-1, :]
         parts.append(grid.reshape(-1) + offset)
         offset += rows * cols
-    return np.concatenate(parts)
+    order = np.concatenate(parts)
+    order.flags.writeable = False
+    return order
 
 
 def nearest_branch(
