@@ -2,8 +2,8 @@
 
 Each ``--try`` is one set of `VisionSettings` overrides; the labelled synthetic set in DIR
 (images/, truth/) is counted with each and the headline figures of ``tallero eval`` are
-printed, one line per try. Thresholds are chosen this way on the tuning set (seed 2500),
-never on the evaluation sets. ``--profile P`` counts with that profile's enrolled
+printed, one line per try. Thresholds are chosen this way on the tuning sets (seeds 2500
+and 2600), never on the evaluation sets. ``--profile P`` counts with that profile's enrolled
 classifier and decks, as ``tallero eval --profile`` (a profile with nothing enrolled counts
 with the built-in decks).
 """
