@@ -152,3 +152,22 @@ def test_the_counter_names_with_the_settings_bar() -> None:
 def test_a_bar_outside_zero_to_one_is_refused(value: float) -> None:
     with pytest.raises(ValueError, match="min_deck_probability must be within"):
         VisionSettings(min_deck_probability=value)
+
+
+def test_an_enrolled_classifier_names_from_its_own_bar(tmp_path: Path) -> None:
+    """A profile's classifier (``profile_decks`` in its metadata) takes the enrolled bar;
+    the built-in one keeps the plain bar even when both are given."""
+    built_in = DeckClassifier(
+        DEFAULT_CLASSIFIER, threads=1, min_deck_probability=0.5, enrolled_min_deck_probability=0.4
+    )
+    assert not built_in.enrolled and built_in.min_deck_probability == 0.5
+    path = tmp_path / "decks.onnx"
+    shutil.copy(DEFAULT_CLASSIFIER, path)
+    stamp_metadata(path, {"profile_decks": json.dumps(list(CLASSIC_DECKS))})
+    own = DeckClassifier(
+        path, threads=1, min_deck_probability=0.5, enrolled_min_deck_probability=0.4
+    )
+    assert own.enrolled and own.min_deck_probability == 0.4
+    assert DeckClassifier(path, threads=1, min_deck_probability=0.5).min_deck_probability == 0.5
+    with pytest.raises(ValueError, match="within"):
+        DeckClassifier(path, threads=1, enrolled_min_deck_probability=1.5)

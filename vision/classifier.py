@@ -24,7 +24,8 @@ class DeckClassifier:
     (probabilities renormalised over the classes the profile allows, then, with
     `Neighbours`, combined with the backs it touches: see `vision.neighbours`); it
     is unknown when that class is ``other`` or is less probable than
-    ``min_deck_probability``.
+    ``min_deck_probability`` (``enrolled_min_deck_probability``, when given, for a
+    profile's own classifier fitted by ``tallero enroll``).
 
     With ``balance_decks``, naming first divides each of the profile's decks' probability by
     how often the classifier saw that deck in training (``class_counts`` in its metadata;
@@ -40,12 +41,14 @@ class DeckClassifier:
         threads: int | None = None,
         min_deck_probability: float = 0.5,
         balance_decks: bool = True,
+        enrolled_min_deck_probability: float | None = None,
     ) -> None:
         self.path = Path(path)
         if not self.path.is_file():
             raise ModelError(f"{self.path}: no such deck classifier")
-        if not 0.0 <= min_deck_probability <= 1.0:
-            raise ValueError("min_deck_probability must be within [0, 1]")
+        for bar in (min_deck_probability, enrolled_min_deck_probability):
+            if bar is not None and not 0.0 <= bar <= 1.0:
+                raise ValueError("a deck probability bar must be within [0, 1]")
         try:
             self.session = cpu_session(self.path, threads, spinning=False)
             meta = self.session.get_modelmeta().custom_metadata_map
@@ -61,7 +64,11 @@ class DeckClassifier:
             raise
         except Exception as exc:  # onnxruntime and json raise untyped errors
             raise ModelError(f"{self.path}: not a usable deck classifier ({exc})") from None
-        self.min_deck_probability = min_deck_probability
+        self.min_deck_probability = (
+            enrolled_min_deck_probability
+            if self.enrolled and enrolled_min_deck_probability is not None
+            else min_deck_probability
+        )
         self.decks = tuple(c for c in self.classes if not c.startswith(FACE_PREFIX) and c != OTHER)
         self.colors = tuple(
             c[len(FACE_PREFIX) :] for c in self.classes if c.startswith(FACE_PREFIX)

@@ -228,9 +228,8 @@ class Counter:
             threads,
             balance_decks=s.balance_decks,
             min_deck_probability=s.min_deck_probability,
+            enrolled_min_deck_probability=s.enrolled_min_deck_probability,
         )
-        if self.classifier.enrolled:
-            self.classifier.min_deck_probability = s.enrolled_min_deck_probability
         if decks is not None:
             unknown = [d for d in decks if d not in self.classifier.decks]
             if unknown:
