@@ -169,5 +169,5 @@ def test_an_enrolled_classifier_names_from_its_own_bar(tmp_path: Path) -> None:
     )
     assert own.enrolled and own.min_deck_probability == 0.4
     assert DeckClassifier(path, threads=1, min_deck_probability=0.5).min_deck_probability == 0.5
-    with pytest.raises(ValueError, match="within"):
+    with pytest.raises(ValueError, match="enrolled_min_deck_probability must be within"):
         DeckClassifier(path, threads=1, enrolled_min_deck_probability=1.5)

@@ -46,9 +46,13 @@ class DeckClassifier:
         self.path = Path(path)
         if not self.path.is_file():
             raise ModelError(f"{self.path}: no such deck classifier")
-        for bar in (min_deck_probability, enrolled_min_deck_probability):
+        bars = {
+            "min_deck_probability": min_deck_probability,
+            "enrolled_min_deck_probability": enrolled_min_deck_probability,
+        }
+        for name, bar in bars.items():
             if bar is not None and not 0.0 <= bar <= 1.0:
-                raise ValueError("a deck probability bar must be within [0, 1]")
+                raise ValueError(f"{name} must be within [0, 1]")
         try:
             self.session = cpu_session(self.path, threads, spinning=False)
             meta = self.session.get_modelmeta().custom_metadata_map
