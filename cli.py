@@ -80,8 +80,8 @@ def print_table(table: object) -> None:
 
 def enrolled_deck_names(profile: str | None) -> tuple[str, ...]:
     """Deck names enrolled in the profile (read from its JSON file; no model is loaded)."""
-    from vision.enroll_run import home_dir, profile_name
-    from vision.profiles import ProfileStore
+    from vision.enroll.profiles import ProfileStore
+    from vision.enroll.run import home_dir, profile_name
 
     return ProfileStore(home_dir()).load(profile_name(profile)).deck_names
 
@@ -401,7 +401,7 @@ def score(
     from scoring.report import round_table
     from scoring.rules import build_round
     from scoring.tally import Tally, round_from_tallies
-    from vision.photos import count_photos
+    from vision.count.photos import count_photos
 
     home = default_home()
     with Ledger.open(home) as ledger:
@@ -627,8 +627,8 @@ def make_counter(
     model: Path | None, decks: str | None, profile: str | None, threads: int | None = None
 ) -> object:
     """The counter for a command: the profile's enrolled decks, else the built-in ones."""
-    from vision.counter import Counter
-    from vision.enroll_run import classifier_for
+    from vision.count.counter import Counter
+    from vision.enroll.run import classifier_for
 
     classifier, enrolled = classifier_for(profile)
     return Counter(
@@ -669,10 +669,10 @@ def count(
 ) -> None:
     """Find every card with its deck and count the cards of each deck."""
     from scoring.errors import ImageError
-    from vision.annotate import count_text
-    from vision.counter import Counter
-    from vision.imageio import load_image
-    from vision.photos import write_annotated
+    from vision.core.imageio import load_image
+    from vision.count.annotate import count_text
+    from vision.count.counter import Counter
+    from vision.count.photos import write_annotated
 
     counter = make_counter(model, decks, profile, threads)
     assert isinstance(counter, Counter)
@@ -716,8 +716,8 @@ def eval_(
     profile: ProfileOpt = None,
 ) -> None:
     """Score the counter on a labelled synthetic set, per layout kind and visibility band."""
-    from vision.counter import Counter
-    from vision.evaluate import evaluate_dir, format_table
+    from vision.count.counter import Counter
+    from vision.evaluate.metrics import evaluate_dir, format_table
 
     if not (directory / "truth").is_dir():
         raise UsageError(f"{directory}: no truth/ folder; not a labelled synthetic set")
@@ -748,7 +748,7 @@ def bench(
     ] = None,
 ) -> None:
     """Time the live path (640x480 frames) and a 12 MP photo, against plain ultralytics."""
-    from vision.bench import format_bench, run_bench
+    from vision.evaluate.bench import format_bench, run_bench
 
     result = run_bench(frames=frames, model_path=model, baseline_path=baseline)
     emit_json(result) if as_json else typer.echo(format_bench(result))
@@ -805,7 +805,7 @@ def train(
     Stages whose output exists are skipped; an interrupted detector resumes from its
     last epoch.
     """
-    from vision import train as t
+    from vision.train import stages as t
 
     stages = (
         "data",
@@ -894,8 +894,8 @@ def enroll_backs(
     as_json: JsonOpt = False,
 ) -> None:
     """Enroll decks: lay one card of each back up in a row, left to right as named."""
-    from vision.enroll import parse_names
-    from vision.enroll_run import enroll_layout
+    from vision.enroll.layout import parse_names
+    from vision.enroll.run import enroll_layout
 
     result = enroll_layout(photos, parse_names(decks), "decks", profile, model, echo_progress)
     emit_json(result) if as_json else echo_enrolled(result)
@@ -914,8 +914,8 @@ def enroll_faces(
     as_json: JsonOpt = False,
 ) -> None:
     """Enroll face colours (optional): one face-up card of each colour in a row."""
-    from vision.enroll import parse_names
-    from vision.enroll_run import enroll_layout
+    from vision.enroll.layout import parse_names
+    from vision.enroll.run import enroll_layout
 
     names = parse_names(colors, "colour")
     from vision.synth.decks import FACE_COLORS
@@ -930,7 +930,7 @@ def enroll_faces(
 @enroll_app.command("list")
 def enroll_list(profile: ProfileOpt = None, as_json: JsonOpt = False) -> None:
     """The profiles and their enrolled decks."""
-    from vision.enroll_run import list_profiles
+    from vision.enroll.run import list_profiles
 
     result = list_profiles(profile)
     if as_json:
@@ -953,7 +953,7 @@ def enroll_remove(
     as_json: JsonOpt = False,
 ) -> None:
     """Forget an enrolled deck (the profile's classifier is fitted again without it)."""
-    from vision.enroll_run import remove_deck
+    from vision.enroll.run import remove_deck
 
     result = remove_deck(name, profile, echo_progress)
     emit_json(result) if as_json else echo_enrolled(result)

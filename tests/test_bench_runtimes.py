@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from vision import bench_runtimes
+from vision.lab import bench_runtimes
 
 
 def test_onnxruntime_is_timed_at_each_size_and_thread_count(capsys) -> None:

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from scoring.errors import ModelError
-from vision.card_check import FEATURES, CardCheck, candidate_features, edge_features
-from vision.card_check_fit import fit_check, greedy_labels
-from vision.cards import xywhr_to_corners
-from vision.counter import Counter
-from vision.settings import VisionSettings
+from vision.core.cards import xywhr_to_corners
+from vision.core.settings import VisionSettings
+from vision.count.counter import Counter
+from vision.detect.check import FEATURES, CardCheck, candidate_features, edge_features
+from vision.train.check_fit import fit_check, greedy_labels
 
 F = {name: k for k, name in enumerate(FEATURES)}
 DATA = Path(__file__).parent / "data"

@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 
 from scoring.errors import ModelError
-from vision.card_check import FEATURES
-from vision.card_look import CardLook, logit, widened
-from vision.card_look_fit import LookShape, cached_table, fit_look
-from vision.counter import DEFAULT_CLASSIFIER, Counter
-from vision.settings import VisionSettings
+from vision.core.models import DEFAULT_CLASSIFIER
+from vision.core.settings import VisionSettings
+from vision.count.counter import Counter
+from vision.detect.check import FEATURES
+from vision.detect.look import CardLook, logit, widened
+from vision.train.look_fit import LookShape, cached_table, fit_look
 
 DATA = Path(__file__).parent / "data"
 SHAPE = LookShape(width_px=16, height_px=24, margin=1.3, band_low=0.1, band_high=0.9)

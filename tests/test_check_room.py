@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from vision.check_room import check_room
-from vision.counter import Counter
-from vision.evaluate import evaluate_dir, match_cards, truth_quads
-from vision.settings import VisionSettings
+from vision.core.settings import VisionSettings
+from vision.count.counter import Counter
+from vision.evaluate.metrics import evaluate_dir, match_cards, truth_quads
+from vision.lab.check_room import check_room
 
 SAMPLES = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "synth-mini"
 
@@ -40,8 +40,8 @@ def test_the_three_ways_match_eval_and_a_perfect_check_finds_nothing_false() -> 
 
 
 def test_truth_naming_names_decks_faces_and_other_art() -> None:
-    from vision.check_room import truth_named
-    from vision.evaluate import found_labels, truth_label
+    from vision.evaluate.metrics import found_labels, truth_label
+    from vision.lab.check_room import truth_named
 
     truth = json.loads(sorted((SAMPLES / "truth").glob("*.json"))[0].read_text())
     count = Counter(threads=1).count(
@@ -58,7 +58,7 @@ def test_truth_naming_names_decks_faces_and_other_art() -> None:
 
 
 def test_a_folder_without_truth_is_refused(tmp_path: Path) -> None:
-    from vision.check_room import main
+    from vision.lab.check_room import main
 
     with pytest.raises(SystemExit) as stop:
         main([str(tmp_path)])

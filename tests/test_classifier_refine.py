@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from vision.classifier import DeckClassifier
-from vision.deck_net import class_counts
-from vision.train import TrainRecipe, refine_classifier
+from vision.name.classifier import DeckClassifier
+from vision.train.deck_net import class_counts
+from vision.train.stages import TrainRecipe, refine_classifier
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "models"

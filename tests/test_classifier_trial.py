@@ -1,9 +1,9 @@
-"""The open-set figures a classifier trial reports (vision.classifier_trial)."""
+"""The open-set figures a classifier trial reports (vision.lab.classifier_trial)."""
 
 import numpy as np
 import pytest
 
-from vision.classifier_trial import _size, main, open_set_figures, trial_figures
+from vision.lab.classifier_trial import _size, main, open_set_figures, trial_figures
 
 CLASSES = ("pump", "plow", "face:red", "other")
 
@@ -124,8 +124,8 @@ def test_a_trial_continues_weights_and_exports_a_classifier_that_counts(capsys, 
     import json
     from pathlib import Path
 
-    from vision.classifier import DeckClassifier
-    from vision.sweep import sweep
+    from vision.lab.sweep import sweep
+    from vision.name.classifier import DeckClassifier
 
     root = Path(__file__).resolve().parent.parent
     mini = root / "datasets" / "samples" / "synth-mini"

@@ -36,7 +36,7 @@ def tallero(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def counter():  # noqa: ANN201
-    from vision.counter import Counter
+    from vision.count.counter import Counter
 
     return Counter()
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.cards import BACK, Cards
-from vision.count_errors import analyse_dir, due_to, pair_errors, summarize
+from vision.core.cards import BACK, Cards
+from vision.lab.count_errors import analyse_dir, due_to, pair_errors, summarize
 
 SAMPLES = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "synth-mini"
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.card_look import CardLook
-from vision.classifier import DeckClassifier
-from vision.counter import DEFAULT_CLASSIFIER, DEFAULT_DETECTOR, DEFAULT_LOOK
-from vision.detector import cpu_session
+from vision.core.models import DEFAULT_CLASSIFIER, DEFAULT_DETECTOR, DEFAULT_LOOK
+from vision.detect.detector import cpu_session
+from vision.detect.look import CardLook
+from vision.name.classifier import DeckClassifier
 
 SPINNING = "session.intra_op.allow_spinning"
 

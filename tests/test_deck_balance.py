@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 
 from scoring.errors import ModelError
-from vision.cards import BACK, Cards
-from vision.classifier import DeckClassifier
-from vision.counter import DEFAULT_CLASSIFIER, Counter
-from vision.deck_net import class_counts, collect_crops, default_classes, stamp_metadata
-from vision.settings import VisionSettings
+from vision.core.cards import BACK, Cards
+from vision.core.models import DEFAULT_CLASSIFIER
+from vision.core.settings import VisionSettings
+from vision.count.counter import Counter
+from vision.name.classifier import DeckClassifier
 from vision.synth.decks import ALL_DECKS, CLASSIC_DECKS, FACE_COLORS
+from vision.train.deck_net import class_counts, collect_crops, default_classes, stamp_metadata
 
 SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "synth-mini"
 CLASSES = default_classes(ALL_DECKS, FACE_COLORS)
@@ -112,8 +113,8 @@ def test_class_counts_are_the_truth_crops_labels() -> None:
 
 
 def test_a_trained_classifier_carries_its_truth_crops_per_class(tmp_path: Path) -> None:
-    from vision.deck_net import build_net
-    from vision.train import TrainRecipe, _save_classifier
+    from vision.train.deck_net import build_net
+    from vision.train.stages import TrainRecipe, _save_classifier
 
     labels = np.array([0, 0, 0, 4, 12, 12], np.int64)
     out = tmp_path / "decks.onnx"

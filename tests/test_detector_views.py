@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.counter import Counter
-from vision.settings import VisionSettings
-from vision.views import MIRRORINGS, anchor_order, fuse, mirrored, nearest_branch
+from vision.core.settings import VisionSettings
+from vision.count.counter import Counter
+from vision.detect.views import MIRRORINGS, anchor_order, fuse, mirrored, nearest_branch
 
 H, W = 64, 96  # an input of 8x12, 4x6 and 2x3 cells
 ANCHORS = 8 * 12 + 4 * 6 + 2 * 3

@@ -8,12 +8,12 @@ import pytest
 from scoring.decks import deck_by_name
 from scoring.game import GameSetup, Seat
 from scoring.tally import Tally, round_from_tallies
-from vision.annotate import CountAnnotator, count_text
-from vision.cards import BACK, FACE, Cards
-from vision.counter import Count
-from vision.doubts import alternatives, count_ranges, possible_cards
-from vision.evaluate import Evaluation
-from vision.settings import VisionSettings
+from vision.core.cards import BACK, FACE, Cards
+from vision.core.settings import VisionSettings
+from vision.count.annotate import CountAnnotator, count_text
+from vision.count.counter import Count
+from vision.count.doubts import alternatives, count_ranges, possible_cards
+from vision.evaluate.metrics import Evaluation
 
 
 def quad(x: float, y: float, w: float = 40, h: float = 60) -> list[list[float]]:

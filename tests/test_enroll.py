@@ -24,8 +24,8 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def quick_fit(monkeypatch: pytest.MonkeyPatch) -> None:
-    from vision import enroll_run
-    from vision.enroll_fit import FitRecipe
+    from vision.enroll import run as enroll_run
+    from vision.enroll.fit import FitRecipe
 
     monkeypatch.setattr(enroll_run, "FIT_RECIPE", FitRecipe(scenes=6, epochs=1))
 
@@ -63,15 +63,15 @@ def test_enroll_count_replace_and_remove(tallero, home, quick_fit):
     assert profile["classifier"]["decks"] == ["grandma", "buggy-red", "plow", "pail"]
     # The enrolled classifier records how many crops of each class it learnt from, so
     # naming can even out its decks' odds.
-    from vision.classifier import DeckClassifier
+    from vision.name.classifier import DeckClassifier
 
     clf = DeckClassifier(folder / "decks.onnx", threads=1)
     counts = json.loads(clf.session.get_modelmeta().custom_metadata_map["class_counts"])
     assert len(counts) == len(clf.classes) and sum(counts) == profile["classifier"]["crops"]
     assert clf.deck_weights is not None and min(clf.deck_weights) == 1.0
     # Counting with it names a back from a lower bar than the built-in classifier's.
-    from vision.counter import Counter
-    from vision.settings import VisionSettings
+    from vision.core.settings import VisionSettings
+    from vision.count.counter import Counter
 
     settings = VisionSettings()
     assert settings.enrolled_min_deck_probability < settings.min_deck_probability
@@ -141,7 +141,7 @@ def test_a_second_profile_keeps_its_own_decks(tallero, home, quick_fit):
 # (generator seed 7204, scenes 3, 8 and 14; truth JSON beside each) with those decks and
 # pails, a deck that is not enrolled. Expected counts are the scenes' truth; the three
 # were chosen among 16 such scenes as ones the enrolled profile counts exactly (8 of 16
-# are: `python -m vision.unenrolled`, see README, "How well enrollment works today"), as a
+# are: `python -m vision.lab.unenrolled`, see README, "How well enrollment works today"), as a
 # guard against regressions.
 ROW_THREE = DATA / "heirloom-row-three.jpg"
 COUNTED = [
@@ -168,9 +168,9 @@ def test_enrolled_decks_count_exactly_and_an_unenrolled_deck_is_unknown(tallero,
         assert out["unknown"] == pails, photo
     # The profile's classifier is known as enrolled, so the bar for backs that look like
     # no deck is the enrolled one (off), not the built-in classifier's.
-    from vision.classifier import DeckClassifier
-    from vision.counter import Counter
-    from vision.settings import VisionSettings
+    from vision.core.settings import VisionSettings
+    from vision.count.counter import Counter
+    from vision.name.classifier import DeckClassifier
 
     (onnx,) = home.glob("profiles/*/decks.onnx")
     assert DeckClassifier(onnx).enrolled

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.enroll_fit import (
+from vision.enroll.fit import (
     LEFT_OUT,
     _init_state,
     _shift_logit,
@@ -51,7 +51,7 @@ def test_relabel_names_enrolled_slots_and_anchored_stand_ins(tmp_path):
 
 
 def test_kin_stand_ins_are_left_out_of_the_fit(tmp_path):
-    from vision.deck_net import class_counts, class_of, default_classes
+    from vision.train.deck_net import class_counts, class_of, default_classes
 
     data = _truth(tmp_path, ["pump", "red-plow", "carriage"])
     relabel_truth(data, slots={}, anchors={"pump": "mine"}, left_out={"red-plow"})
@@ -80,7 +80,7 @@ def test_other_prior_factor_restores_the_shipped_odds_of_other():
 
 def test_shifting_a_logit_multiplies_that_class_odds_only():
     torch = pytest.importorskip("torch")
-    from vision.deck_net import build_net
+    from vision.train.deck_net import build_net
 
     torch.manual_seed(0)
     net = build_net(3, 4).eval()
@@ -95,7 +95,7 @@ def test_shifting_a_logit_multiplies_that_class_odds_only():
 
 def test_blending_moves_every_weight_toward_the_shipped_ones_and_keeps_counters():
     torch = pytest.importorskip("torch")
-    from vision.deck_net import build_net
+    from vision.train.deck_net import build_net
 
     torch.manual_seed(0)
     net = build_net(3, 4)
@@ -120,8 +120,8 @@ def test_blending_moves_every_weight_toward_the_shipped_ones_and_keeps_counters(
 
 def test_head_rows_start_from_the_anchored_built_in_decks():
     torch = pytest.importorskip("torch")
-    from vision.deck_net import default_classes
     from vision.synth.decks import ALL_DECKS, FACE_COLORS
+    from vision.train.deck_net import default_classes
 
     shipped = default_classes(ALL_DECKS, FACE_COLORS)
     init = {

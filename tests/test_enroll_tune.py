@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from vision.enroll_fit import FitRecipe
-from vision.enroll_tune import main, parse_recipe, profile_folder
+from vision.enroll.fit import FitRecipe
+from vision.lab.enroll_tune import main, parse_recipe, profile_folder
 
 LAYOUT = Path(__file__).parent / "data" / "enroll" / "heirloom-layout.jpg"
 SAMPLES = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "synth-mini"
@@ -44,7 +44,7 @@ def test_an_unknown_profile_is_a_clear_error(home: Path, capsys) -> None:
     not (MODELS / "tallero-cards.onnx").is_file(), reason="no shipped card detector"
 )
 def test_a_trial_refits_a_copy_and_counts_the_set(tallero, home, monkeypatch, capsys) -> None:
-    from vision import enroll_run
+    from vision.enroll import run as enroll_run
 
     monkeypatch.setattr(enroll_run, "FIT_RECIPE", FitRecipe(scenes=6, epochs=1))
     r = tallero("enroll", "backs", str(LAYOUT), "--decks", "pump,carriage,plow,pail")

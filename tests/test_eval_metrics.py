@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from vision.cards import BACK, FACE, Cards
-from vision.counter import Count
-from vision.evaluate import Evaluation, match_cards, quad_iou
+from vision.core.cards import BACK, FACE, Cards
+from vision.count.counter import Count
+from vision.evaluate.metrics import Evaluation, match_cards, quad_iou
 
 
 def quad(x: float, y: float, w: float = 40, h: float = 60) -> list[list[float]]:

@@ -6,8 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.counter import Counter
-from vision.settings import VisionSettings
+from vision.core.settings import VisionSettings
+from vision.count.counter import Counter
 
 ROOT = Path(__file__).resolve().parent.parent
 SORTED = ROOT / "datasets" / "samples" / "synth-mini" / "images" / "000000.jpg"
@@ -68,7 +68,7 @@ def test_max_upscale_below_one_is_refused(value: float) -> None:
 
 
 def test_the_check_is_fitted_on_the_candidates_it_meets_at_run_time(counter: Counter) -> None:
-    from vision.card_check_fit import proposing_counter
+    from vision.train.check_fit import proposing_counter
 
     fitting = proposing_counter(counter.detector.path, counter.classifier.path, VisionSettings())
     # It proposes down to the candidates' confidence but judges card sizes as at run time.

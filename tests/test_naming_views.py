@@ -9,12 +9,13 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.cards import BACK, Cards
-from vision.classifier import DeckClassifier
-from vision.counter import DEFAULT_CLASSIFIER, Counter
-from vision.crops import VIEWS, CardRectifier, view_crops
-from vision.evaluate import truth_quads
-from vision.settings import VisionSettings
+from vision.core.cards import BACK, Cards
+from vision.core.models import DEFAULT_CLASSIFIER
+from vision.core.rectify import VIEWS, CardRectifier, view_crops
+from vision.core.settings import VisionSettings
+from vision.count.counter import Counter
+from vision.evaluate.metrics import truth_quads
+from vision.name.classifier import DeckClassifier
 
 DATA = Path(__file__).resolve().parent / "data"
 SCENE = DATA / "scene_4242_000002"

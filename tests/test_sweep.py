@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from vision.counter import DEFAULT_CHECK
-from vision.sweep import parse_try, sweep
+from vision.core.models import DEFAULT_CHECK
+from vision.lab.sweep import parse_try, sweep
 
 SAMPLES = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "synth-mini"
 

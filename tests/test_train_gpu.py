@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.classifier import DeckClassifier
-from vision.deck_net import CropSet, _augment_torch, train_net
-from vision.detector import OnnxDetector
-from vision.train_gpu import GpuRecipe, _train_classifier, detector_minutes, export, parse_sets
+from vision.detect.detector import OnnxDetector
+from vision.name.classifier import DeckClassifier
+from vision.train.deck_net import CropSet, _augment_torch, train_net
+from vision.train.gpu import GpuRecipe, _train_classifier, detector_minutes, export, parse_sets
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "datasets" / "samples" / "synth-mini"
@@ -66,7 +66,7 @@ def test_the_classifier_learns_with_its_crops_augmented_where_it_trains():
         log=lambda _: None,
         augment_on_device=True,
     )
-    from vision.deck_net import predict_torch
+    from vision.train.deck_net import predict_torch
 
     held_out = _toy_crops(1)
     assert float((predict_torch(net, held_out.images) == held_out.labels).mean()) > 0.9
@@ -120,7 +120,7 @@ def test_scene_sets_are_read_from_the_command_line_and_bad_ones_refused():
 def test_the_classifier_continues_the_weights_it_is_given(tmp_path: Path):
     import torch
 
-    from vision.deck_net import build_net
+    from vision.train.deck_net import build_net
 
     data, out, recipe = _sample_run(
         tmp_path,
@@ -140,8 +140,8 @@ def test_the_classifier_continues_the_weights_it_is_given(tmp_path: Path):
 def test_a_missing_package_or_weights_file_stops_the_run_before_any_scene_is_drawn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    import vision.offline
-    from vision.train_gpu import run
+    import vision.detect.offline
+    from vision.train.gpu import run
 
     data, out = tmp_path / "data", tmp_path / "run"
     recipe = replace(GpuRecipe(), scene_sets=(("gpu-mixed", 4, 4100, "mixed"),))
@@ -149,7 +149,7 @@ def test_a_missing_package_or_weights_file_stops_the_run_before_any_scene_is_dra
     def missing(*_a, **_k):
         raise ModuleNotFoundError("No module named 'platformdirs'")
 
-    monkeypatch.setattr(vision.offline, "import_ultralytics", missing)
+    monkeypatch.setattr(vision.detect.offline, "import_ultralytics", missing)
     with pytest.raises(ModuleNotFoundError, match="platformdirs"):
         run(out, data, tmp_path / "runs", recipe, "all")
     assert not data.exists()
@@ -161,7 +161,7 @@ def test_a_missing_package_or_weights_file_stops_the_run_before_any_scene_is_dra
 
 
 def test_the_command_line_sets_the_classifier_width(monkeypatch: pytest.MonkeyPatch, tmp_path):
-    from vision import train_gpu
+    from vision.train import gpu as train_gpu
 
     seen = {}
     monkeypatch.setattr(train_gpu, "run", lambda out, data, runs, recipe, *a: seen.update(r=recipe))

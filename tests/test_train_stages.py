@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.train import TrainRecipe, polish_detector, refine_detector, train_card_look
+from vision.train.stages import TrainRecipe, polish_detector, refine_detector, train_card_look
 
 
 def test_refine_needs_the_first_detector(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Counting with a deck left out of the profile: the figures `vision.unenrolled` reports."""
+"""Counting with a deck left out of the profile: the figures `vision.lab.unenrolled` reports."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from vision.cards import BACK, Cards
-from vision.unenrolled import main, score_scene, summarize
+from vision.core.cards import BACK, Cards
+from vision.lab.unenrolled import main, score_scene, summarize
 
 
 def quad(x: float) -> list[list[float]]:

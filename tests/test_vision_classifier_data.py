@@ -7,15 +7,15 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.cards import Cards
-from vision.deck_net import (
+from vision.core.cards import Cards
+from vision.synth.decks import ALL_DECKS, FACE_COLORS
+from vision.train.deck_net import (
     class_of,
     collect_crops,
     collect_detected_crops,
     default_classes,
     merge_crops,
 )
-from vision.synth.decks import ALL_DECKS, FACE_COLORS
 
 SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "synth-mini"
 CLASSES = default_classes(ALL_DECKS, FACE_COLORS)

@@ -7,8 +7,8 @@ import pytest
 from PIL import Image
 
 from scoring.errors import ImageError
-from vision.imageio import load_image
-from vision.settings import VisionSettings
+from vision.core.imageio import load_image
+from vision.core.settings import VisionSettings
 
 
 def _write(path: Path, arr: np.ndarray, mode: str | None = None, **kw: object) -> Path:
@@ -62,7 +62,7 @@ def test_a_file_pil_cannot_read_is_refused_clearly_once_ultralytics_is_loaded(
 ) -> None:
     # Training and the benchmark load ultralytics, which wraps PIL's open to fetch a HEIF
     # plug-in for unreadable files; offline that must still be one clear error.
-    from vision.offline import import_ultralytics
+    from vision.detect.offline import import_ultralytics
 
     import_ultralytics(1)
     import ultralytics.utils.patches  # noqa: F401

@@ -5,9 +5,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision.cards import xywhr_to_corners
-from vision.neighbours import looks_mixed, neighbour_consensus, touching_pairs
-from vision.settings import VisionSettings
+from vision.core.cards import xywhr_to_corners
+from vision.core.settings import VisionSettings
+from vision.name.neighbours import looks_mixed, neighbour_consensus, touching_pairs
 
 # Class columns of the probabilities below.
 BLUE_PUMP, PLOW, CARRIAGE, OTHER = range(4)

@@ -1,0 +1,14 @@
+"""Where the shipped models lie: ``models/`` beside the packages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO_DIR = Path(__file__).resolve().parents[2]
+MODELS_DIR = REPO_DIR / "models"
+DEFAULT_DETECTOR = MODELS_DIR / "tallero-cards.onnx"
+DEFAULT_CLASSIFIER = MODELS_DIR / "tallero-decks.onnx"
+DEFAULT_CHECK = MODELS_DIR / "tallero-check.json"
+DEFAULT_LOOK = MODELS_DIR / "tallero-look.onnx"
+# The shipped classifier's torch weights: enrollment starts a user's classifier from them.
+DEFAULT_CLASSIFIER_WEIGHTS = MODELS_DIR / "tallero-decks.pt"

@@ -1,0 +1,196 @@
+"""What ``tallero enroll`` does, end to end, on a profile folder in ``$TALLERO_HOME``.
+
+Everything is prepared in a staging copy of the profile and swapped in only when the
+classifier is fitted, so a failed or interrupted enrollment leaves the profile as it was.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.core.cards import BACK, FACE
+from vision.detect.detector import file_sha256
+from vision.enroll.fit import FitRecipe
+from vision.enroll.layout import find_layout
+from vision.enroll.profiles import (
+    CLASSIFIER_FILE,
+    Profile,
+    ProfileStore,
+    check_name,
+    home_dir,
+    profile_name,
+)
+
+MAX_DECKS = 8
+# How enrolled classifiers are fitted (tests swap in a small recipe).
+FIT_RECIPE = FitRecipe(scenes=120, epochs=4)
+# Below this long side (photo pixels) an enrolled card is too small to show its drawing well.
+SMALL_CARD_PX = 150
+# Finds below this detector confidence are not taken as cards of a layout.
+ENROLL_MIN_CONFIDENCE = 0.5
+
+
+def load_profile(name: str | None) -> Profile:
+    return ProfileStore(home_dir()).load(profile_name(name))
+
+
+def classifier_for(name: str | None) -> tuple[Path | None, tuple[str, ...] | None]:
+    """The deck classifier and decks counting should use: the profile's, once enrolled."""
+    profile = load_profile(name)
+    path = profile.classifier_path
+    if path is None or not profile.decks:
+        return None, None
+    return path, profile.deck_names
+
+
+def enroll_layout(
+    photos: Sequence[Path],
+    names: Sequence[str],
+    kind: str,
+    profile: str | None,
+    model: Path | None,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """Enroll the cards of layout photos (``kind`` "decks" or "faces") and refit."""
+    from vision.core.imageio import load_image
+    from vision.core.settings import VisionSettings
+    from vision.count.counter import Counter
+
+    t0 = time.perf_counter()
+    home = home_dir()
+    store = ProfileStore(home)
+    current = store.load(profile_name(profile))
+    # The detector alone, as enrollment was measured with: a layout photo holds a few
+    # well-spaced cards, nothing for the card check to settle.
+    counter = Counter(model_path=model, settings=VisionSettings(card_check=False))
+    pictures: dict[str, list[Any]] = {n: [] for n in names}
+    sources = []
+    for photo in photos:
+        image = load_image(photo, counter.settings)
+        cards = counter.locate(image)
+        # Backs are enrolled from backs, faces from faces: cards of the other side in
+        # view (the face-up cards of a round still on the table) are left out.
+        # A layout photo is taken with care: a find the detector is unsure of is no card.
+        cards = cards[np.flatnonzero(cards.confidence >= ENROLL_MIN_CONFIDENCE)]
+        wanted = BACK if kind == "decks" else FACE
+        other = int((cards.side != wanted).sum())
+        if other:
+            side = "face-up" if kind == "decks" else "face-down"
+            log(f"enroll: {photo}: left out {other} {side} card(s)")
+            cards = cards[np.flatnonzero(cards.side == wanted)]
+        for card in find_layout(image, cards, names, str(photo), home / "enroll"):
+            pictures[card.name].append(card.picture)
+        if float(np.median(cards.long_side_px)) < SMALL_CARD_PX:
+            log(
+                f"enroll: {photo}: the cards are small ({np.median(cards.long_side_px):.0f} px "
+                f"long); a closer photo, with the row filling the frame, teaches Tallero more"
+            )
+        sources.append((str(Path(photo).resolve()), file_sha256(Path(photo))))
+    log(f"enroll: found {len(names)} card(s) in each of {len(photos)} photo(s)")
+    staged = _stage(current)
+    for name in names:
+        store.put_cards(staged, name, pictures[name], sources, kind)
+    if len(staged.decks) > MAX_DECKS:
+        shutil.rmtree(staged.folder)
+        raise_too_many(staged)
+    result = _refit_and_swap(store, current, staged, log)
+    result["seconds"] = round(time.perf_counter() - t0, 1)
+    return result
+
+
+def remove_deck(name: str, profile: str | None, log: Callable[[str], None]) -> dict[str, Any]:
+    """Forget one enrolled deck; refit on the others (or fall back to the built-in decks)."""
+    t0 = time.perf_counter()
+    store = ProfileStore(home_dir())
+    current = store.load(profile_name(profile))
+    staged = _stage(current)
+    store.remove_deck(staged, check_name(name, "deck"))
+    if not staged.decks:
+        shutil.rmtree(staged.folder)
+        store.delete(current)
+        return {"profile": current.name, "decks": [], "faces": [], "seconds": None}
+    result = _refit_and_swap(store, current, staged, log)
+    result["seconds"] = round(time.perf_counter() - t0, 1)
+    return result
+
+
+def list_profiles(active: str | None) -> dict[str, Any]:
+    store = ProfileStore(home_dir())
+    chosen = profile_name(active)
+    out = []
+    for n in store.names():
+        p = store.load(n)
+        out.append(
+            {
+                "name": n,
+                "active": n == chosen,
+                "decks": list(p.decks),
+                "faces": list(p.faces),
+                "classifier": p.classifier,
+            }
+        )
+    return {"active": chosen, "profiles": out}
+
+
+def raise_too_many(profile: Profile) -> None:
+    from vision.enroll.layout import EnrollError
+
+    raise EnrollError(
+        f"a profile holds at most {MAX_DECKS} decks; {profile.name} would have "
+        f"{len(profile.decks)}. Remove one first (tallero enroll remove NAME) or use --profile"
+    )
+
+
+def _stage(profile: Profile) -> Profile:
+    """A copy of the profile in a sibling folder, to change freely."""
+    staged = profile.folder.with_name(f".{profile.folder.name}.staging")
+    if staged.exists():
+        shutil.rmtree(staged)
+    if profile.folder.exists():
+        shutil.copytree(profile.folder, staged)
+    else:
+        staged.mkdir(parents=True)
+    return Profile(
+        profile.name, staged, dict(profile.decks), dict(profile.faces), profile.classifier
+    )
+
+
+def _refit_and_swap(
+    store: ProfileStore, current: Profile, staged: Profile, log: Callable[[str], None]
+) -> dict[str, Any]:
+    from vision.core.settings import VisionSettings
+    from vision.enroll.fit import fit_profile_classifier
+
+    settings = VisionSettings()
+    try:
+        store.save(staged)  # the scene generator reads the staged profile.json
+        log(
+            f"enroll: fitting the deck classifier of profile {staged.name} on "
+            f"{', '.join(staged.decks)}"
+        )
+        info = fit_profile_classifier(
+            staged.folder,
+            staged.folder / CLASSIFIER_FILE,
+            settings.crop_width_px,
+            settings.crop_height_px,
+            recipe=FIT_RECIPE,
+            log=log,
+        )
+        staged.classifier = info
+        store.save(staged)
+    except BaseException:
+        shutil.rmtree(staged.folder, ignore_errors=True)
+        raise
+    store.replace(Profile(current.name, current.folder), staged.folder)
+    return {
+        "profile": current.name,
+        "decks": list(staged.decks),
+        "faces": list(staged.faces),
+        "classifier": info,
+    }

@@ -1,0 +1,166 @@
+"""`tallero bench`: how fast the live path and a phone photo are, against plain ultralytics.
+
+Prints figures; nothing here asserts a speed.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.core.models import DEFAULT_DETECTOR, MODELS_DIR, REPO_DIR
+from vision.count.counter import Counter
+
+FRAME_SIZE_PX = (640, 480)
+PHOTO_SIZE_PX = (4032, 3024)
+SAMPLES_DIR = REPO_DIR / "tests" / "data"
+
+
+def sample_frames(n: int) -> list[np.ndarray]:
+    """``n`` 640x480 BGR frames cut from the committed sample scenes (cycled)."""
+    files = sorted(SAMPLES_DIR.glob("*.jpg")) + sorted(SAMPLES_DIR.glob("*.png"))
+    frames = []
+    for f in files:
+        img = cv2.imread(str(f))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        scale = max(FRAME_SIZE_PX[0] / w, FRAME_SIZE_PX[1] / h)
+        img = cv2.resize(img, (round(w * scale), round(h * scale)))
+        y0 = (img.shape[0] - FRAME_SIZE_PX[1]) // 2
+        x0 = (img.shape[1] - FRAME_SIZE_PX[0]) // 2
+        frames.append(img[y0 : y0 + FRAME_SIZE_PX[1], x0 : x0 + FRAME_SIZE_PX[0]].copy())
+    if not frames:
+        raise FileNotFoundError(f"no sample images in {SAMPLES_DIR}")
+    return [frames[i % len(frames)] for i in range(n)]
+
+
+def _live_once(counter: Counter, jpeg: bytes) -> None:
+    from vision.count.annotate import CountAnnotator
+
+    frame = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    result = counter.count(frame, name="frame")
+    CountAnnotator().annotate(frame, result)
+
+
+def median_seconds(run: Callable[[Any], object], inputs: Sequence[Any], warmup: int) -> float:
+    """Median seconds of ``run`` over ``inputs``, after ``warmup`` untimed calls on the
+    first ones."""
+    for x in inputs[:warmup]:
+        run(x)
+    times = []
+    for x in inputs:
+        t0 = time.perf_counter()
+        run(x)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def time_live(threads: int, jpegs: list[bytes], model_path: Path | None) -> float:
+    """Median seconds per frame of decode -> detect -> classify -> count -> draw."""
+    counter = Counter(model_path=model_path, threads=threads, live=True)
+    return median_seconds(lambda j: _live_once(counter, j), jpegs, warmup=5)
+
+
+def time_baseline(
+    weights: Path, frames: list[np.ndarray], imgsz: int, threads: int, budget_s: float = 60.0
+) -> tuple[float, int]:
+    """Median seconds per frame of plain ``ultralytics YOLO(weights).predict``, frames timed.
+
+    Stops after ``budget_s`` (torch with 2 threads on a busy 2-core machine can take
+    seconds per frame); the median is over the frames timed by then.
+    """
+    from vision.detect.offline import import_ultralytics
+
+    import_ultralytics(threads)
+    from ultralytics import YOLO
+
+    model = YOLO(str(weights), task="obb")
+    for f in frames[:3]:
+        model.predict(f, imgsz=imgsz, device="cpu", verbose=False)
+    times: list[float] = []
+    start = time.perf_counter()
+    for f in frames:
+        t0 = time.perf_counter()
+        model.predict(f, imgsz=imgsz, device="cpu", verbose=False)
+        times.append(time.perf_counter() - t0)
+        if time.perf_counter() - start > budget_s:
+            break
+    return statistics.median(times), len(times)
+
+
+def time_photo(counter: Counter, threads: int) -> float:
+    """Seconds for one 4032x3024 JPEG through load, count and JSON (model already loaded)."""
+    base = sample_frames(1)[0]
+    photo = cv2.resize(base, PHOTO_SIZE_PX, interpolation=cv2.INTER_CUBIC)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "photo.jpg"
+        cv2.imwrite(str(path), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        counter.count(path).to_json()
+        runs = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            counter.count(path).to_json()
+            runs.append(time.perf_counter() - t0)
+    return statistics.median(runs)
+
+
+def run_bench(
+    frames: int = 120, model_path: Path | None = None, baseline_path: Path | None = None
+) -> dict[str, Any]:
+    """All figures of ``tallero bench`` as a dict (see README for the keys)."""
+    frames = max(frames, 100)
+    imgs = sample_frames(frames)
+    jpegs = [cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes() for f in imgs]
+    cores = os.cpu_count() or 1
+    thread_counts = sorted({1, min(2, cores)})
+    live = {n: time_live(n, jpegs, model_path) for n in thread_counts}
+    threads = min(live, key=lambda n: live[n])
+    live_s = live[threads]
+    weights = baseline_path or MODELS_DIR / "tallero-cards.pt"
+    counter = Counter(model_path=model_path, threads=threads)
+    imgsz = counter.detector.input_px
+    baseline: dict[int, tuple[float, int]] = {}
+    if weights.exists():
+        baseline = {n: time_baseline(weights, imgs, imgsz, n) for n in thread_counts}
+    best_base = min((b[0] for b in baseline.values()), default=None)
+    photo_s = time_photo(counter, threads)
+    result: dict[str, Any] = {
+        "live_fps": round(1 / live_s, 1),
+        "live_ms": round(live_s * 1000, 1),
+        "live_fps_by_threads": {str(n): round(1 / s, 1) for n, s in live.items()},
+        "baseline_fps": round(1 / best_base, 1) if best_base else None,
+        "baseline_fps_by_threads": {str(n): round(1 / b[0], 1) for n, b in baseline.items()},
+        "baseline_frames_timed": {str(n): b[1] for n, b in baseline.items()},
+        "ratio": round(best_base / live_s, 2) if best_base else None,
+        "photo_s": round(photo_s, 3),
+        "threads": threads,
+        "frames": frames,
+        "frame_size": list(FRAME_SIZE_PX),
+        "photo_size": list(PHOTO_SIZE_PX),
+        "detector_input_px": imgsz,
+        "model": str(model_path or DEFAULT_DETECTOR),
+        "baseline_model": str(weights),
+    }
+    return result
+
+
+def format_bench(result: dict[str, Any]) -> str:
+    """Human-readable lines of a :func:`run_bench` result."""
+    by = ", ".join(f"{n} thread(s) {fps} fps" for n, fps in result["live_fps_by_threads"].items())
+    lines = [
+        f"live path (decode, detect, classify, count, draw; median of {result['frames']} "
+        f"frames 640x480): {by}",
+        f"plain ultralytics predict (best of 1 and 2 threads): {result['baseline_fps']} fps "
+        f"{result['baseline_fps_by_threads']}; Tallero is {result['ratio']}x",
+        f"photo 4032x3024 end to end (model loaded): {result['photo_s']} s",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,441 @@
+"""The detector and deck classifier trained further on an accelerator, in one timed run.
+
+``python -m vision.train.gpu run --out DIR`` on a machine with a CUDA GPU and many cores:
+every core draws scenes, then the shipped detector (``models/tallero-cards.pt``) continues
+on them at 640 px for a fixed time while, beside it on the same GPU, the deck classifier
+is fitted anew on truth crops of every scene. The 2-core recipe (`vision.train.stages`) spends
+hours on far fewer scenes; this one spends minutes on many more.
+
+``DIR`` receives ``cards.pt`` (the detector's best epoch), ``cards-results.csv``,
+``decks-state.pt`` (classifier weights), ``decks.json`` (its classes, truth crops per
+class and recipe) and logs. On any machine afterwards,
+``python -m vision.train.gpu export --run DIR --out MODELS`` writes the ONNX files the
+counter reads; the card check and card look are then refitted to them with
+``tallero train --stage card-check`` and ``--stage card-look``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from vision.core.models import REPO_DIR
+
+
+@dataclass(frozen=True)
+class GpuRecipe:
+    """Everything that decides a timed accelerator run (recorded with its outputs)."""
+
+    # (folder, scenes, seed, kind): seeds apart from every other set (vision.train.stages, eval).
+    scene_sets: tuple[tuple[str, int, int, str], ...] = (
+        ("gpu-mixed", 7000, 4100, "mixed"),
+        ("gpu-sorted", 2000, 4101, "sorted"),
+        ("gpu-blitz", 1000, 4102, "blitz"),
+    )
+    val_set: tuple[str, int, int, str] = ("val", 200, 2000, "mixed")
+    min_visible: float = 0.3
+    # Detector: continues the shipped weights for a fixed time (ultralytics' `time`).
+    detector_start: str = "models/tallero-cards.pt"
+    detector_minutes: float = 5.0
+    detector_max_epochs: int = 60
+    imgsz_px: int = 640
+    batch: int = 64
+    lr: float = 0.001
+    lrf: float = 0.05
+    warmup_epochs: float = 0.5
+    # Trained weights: the biases start near their rate, not ultralytics' 0.1.
+    warmup_bias_lr: float = 0.01
+    close_mosaic: int = 2
+    loader_workers: int = 12
+    detector_seed: int = 4100
+    # Classifier: fitted anew on truth crops of every scene, or continued from
+    # ``classifier_start`` (a state dict with the same classes and width) when it is set.
+    classifier_start: str = ""
+    classifier_epochs: int = 30
+    classifier_batch: int = 256
+    classifier_lr: float = 3e-3
+    classifier_width: int = 24
+    classifier_crop_width_px: int = 32
+    classifier_crop_height_px: int = 48
+    classifier_jitter: float = 0.03
+    classifier_seed: int = 41
+
+
+def _log(out: Path, msg: str) -> None:
+    line = f"[{time.strftime('%H:%M:%S')}] {msg}"
+    print(line, flush=True)
+    with (out / "run.log").open("a") as f:
+        f.write(line + "\n")
+
+
+def _draw_scenes(data: Path, recipe: GpuRecipe, workers: int, out: Path) -> None:
+    from vision.synth.generate import synthesize
+
+    for name, n, seed, kind in (*recipe.scene_sets, recipe.val_set):
+        t0 = time.time()
+        synthesize(
+            data / name,
+            n=n,
+            seed=seed,
+            kind=kind,
+            min_visible=recipe.min_visible,
+            workers=workers,
+            progress=False,
+        )
+        _log(out, f"scenes: {name} {n} (seed {seed}, {kind}) in {time.time() - t0:.0f} s")
+
+
+def _read_results_csv(self) -> dict:  # noqa: ANN001
+    """ultralytics' results.csv as a dict of columns, without polars."""
+    try:
+        with self.csv.open() as f:
+            rows = list(csv.DictReader(f))
+    except OSError:
+        return {}
+    cols: dict[str, list] = {}
+    for row in rows:
+        for k, v in row.items():
+            cols.setdefault(k.strip(), []).append(float(v))
+    return cols
+
+
+def _weights(path: str, what: str) -> Path:
+    """``path`` as given, else under the repository (the shipped weights, from anywhere)."""
+    found = Path(path)
+    if not found.is_absolute() and not found.exists():
+        found = REPO_DIR / found
+    if not found.is_file():
+        raise FileNotFoundError(f"{found}: no {what} weights to continue")
+    return found
+
+
+def preflight(recipe: GpuRecipe, part: str) -> None:
+    """Import and find everything the run needs before any scene is drawn.
+
+    A package missing on the accelerator's machine (ultralytics, platformdirs) or a missing
+    weights file would otherwise surface only after minutes of drawing and training.
+    """
+    if part != "classifier":
+        os.environ["YOLO_VERBOSE"] = "true"
+        from vision.detect.offline import import_ultralytics
+
+        import_ultralytics()
+        _weights(recipe.detector_start, "detector")
+    if part != "detector" and recipe.classifier_start:
+        _weights(recipe.classifier_start, "classifier")
+
+
+def _train_detector(data: Path, runs: Path, recipe: GpuRecipe, device: str, out: Path) -> Path:
+    """Continue the detector; ultralytics was imported offline by `preflight`."""
+    try:
+        import polars  # noqa: F401
+    except ImportError:  # only its results.csv reader needs it
+        from ultralytics.engine.trainer import BaseTrainer
+
+        BaseTrainer.read_results_csv = _read_results_csv  # type: ignore[method-assign]
+    from ultralytics import YOLO
+
+    yaml_path = data / "cards-gpu.yaml"
+    train_dirs = ", ".join(f"{name}/images" for name, *_ in recipe.scene_sets)
+    yaml_path.write_text(
+        f"path: {data.resolve()}\ntrain: [{train_dirs}]\nval: {recipe.val_set[0]}/images\n"
+        "names:\n  0: back\n  1: face\n"
+    )
+    start = _weights(recipe.detector_start, "detector")
+    t0 = time.time()
+    YOLO(str(start), task="obb").train(
+        data=str(yaml_path),
+        epochs=recipe.detector_max_epochs,
+        time=recipe.detector_minutes / 60.0,
+        imgsz=recipe.imgsz_px,
+        batch=recipe.batch,
+        workers=recipe.loader_workers,
+        device=device,
+        cache="ram",
+        project=str(runs),
+        name="cards-gpu",
+        exist_ok=True,
+        plots=False,
+        amp=False,
+        deterministic=False,
+        seed=recipe.detector_seed,
+        optimizer="AdamW",
+        lr0=recipe.lr,
+        lrf=recipe.lrf,
+        warmup_epochs=recipe.warmup_epochs,
+        warmup_bias_lr=recipe.warmup_bias_lr,
+        close_mosaic=recipe.close_mosaic,
+        patience=1000,
+        fliplr=0.5,
+        flipud=0.5,
+        degrees=0.0,
+        mosaic=1.0,
+    )
+    run = runs / "cards-gpu"
+    shutil.copyfile(run / "weights" / "best.pt", out / "cards.pt")
+    if (run / "results.csv").is_file():
+        shutil.copyfile(run / "results.csv", out / "cards-results.csv")
+    _log(out, f"detector: trained in {time.time() - t0:.0f} s")
+    return out / "cards.pt"
+
+
+def _train_classifier(data: Path, recipe: GpuRecipe, device: str, out: Path) -> None:
+    import numpy as np
+    import torch
+
+    from vision.synth.decks import ALL_DECKS, FACE_COLORS
+    from vision.train.deck_net import collect_crops, default_classes, train_net
+
+    classes = default_classes(ALL_DECKS, FACE_COLORS)
+    w, h = recipe.classifier_crop_width_px, recipe.classifier_crop_height_px
+    t0 = time.time()
+    train = collect_crops(
+        [data / name for name, *_ in recipe.scene_sets],
+        classes,
+        w,
+        h,
+        jitter_fraction=recipe.classifier_jitter,
+        copies=1,
+        seed=recipe.classifier_seed,
+    )
+    val = collect_crops(
+        [data / recipe.val_set[0]],
+        classes,
+        w,
+        h,
+        jitter_fraction=recipe.classifier_jitter,
+        copies=1,
+        seed=recipe.classifier_seed + 1,
+    )
+    _log(
+        out,
+        f"classifier: {len(train.labels)} crops, {len(val.labels)} val ({time.time() - t0:.0f} s)",
+    )
+    init_state = None
+    if recipe.classifier_start:
+        start = _weights(recipe.classifier_start, "classifier")
+        init_state = torch.load(start, map_location="cpu", weights_only=True)
+        _log(out, f"classifier: continues {start}")
+    net = train_net(
+        train,
+        val,
+        epochs=recipe.classifier_epochs,
+        seed=recipe.classifier_seed,
+        threads=2,
+        batch_size=recipe.classifier_batch,
+        lr=recipe.classifier_lr,
+        width=recipe.classifier_width,
+        log=lambda m: _log(out, m),
+        init_state=init_state,
+        device=device,
+    )
+    torch.save(net.state_dict(), out / "decks-state.pt")
+    counts = np.bincount(train.labels, minlength=len(classes)).tolist()
+    (out / "decks.json").write_text(
+        json.dumps({"classes": list(classes), "class_counts": counts, "recipe": asdict(recipe)})
+    )
+    _log(out, f"classifier: done in {time.time() - t0:.0f} s")
+
+
+# Loading the scenes, the detector's last validation and the copies take about this long.
+DETECTOR_OVERHEAD_S = 75.0
+
+
+def detector_minutes(planned: float, deadline_s: float, elapsed_s: float) -> float:
+    """The detector's training minutes: ``planned``, cut so the run ends by ``deadline_s``.
+
+    ``deadline_s`` <= 0 means no deadline; at least half a minute is always left.
+    """
+    if deadline_s <= 0:
+        return planned
+    left = (deadline_s - elapsed_s - DETECTOR_OVERHEAD_S) / 60.0
+    return planned if left >= planned else max(0.5, left)
+
+
+def run(
+    out: Path, data: Path, runs: Path, recipe: GpuRecipe, part: str, deadline_s: float = 0.0
+) -> None:
+    """Draw the scenes, then train the detector and (in a second process) the classifier.
+
+    ``deadline_s`` > 0: the whole run should end within that many seconds, so the
+    detector's time shrinks by whatever drawing the scenes took beyond the plan.
+    """
+    import torch
+
+    start = time.time()
+    out.mkdir(parents=True, exist_ok=True)
+    device = "0" if torch.cuda.is_available() else "cpu"
+    if part == "classifier":  # the parent's recipe, scaled or not
+        saved = json.loads((out / "recipe.json").read_text())
+        recipe = GpuRecipe(**{k: v for k, v in saved.items() if k in asdict(recipe)})
+        _train_classifier(data, recipe, "cuda" if device == "0" else "cpu", out)
+        return
+    preflight(recipe, part)
+    (out / "recipe.json").write_text(json.dumps(asdict(recipe), indent=1))
+    if part == "detector":  # continue a detector on the scenes an earlier run drew
+        _train_detector(data, runs, recipe, device, out)
+        return
+    t0 = time.time()
+    _draw_scenes(data, recipe, max(1, (os.cpu_count() or 2) - 1), out)
+    _log(out, f"scenes: all drawn in {time.time() - t0:.0f} s")
+    minutes = detector_minutes(recipe.detector_minutes, deadline_s, time.time() - start)
+    if minutes != recipe.detector_minutes:
+        recipe = replace(recipe, detector_minutes=minutes)
+        _log(out, f"detector: {minutes:.2f} minutes left before the deadline")
+    # The classifier trains beside the detector, in its own process.
+    with (out / "classifier.log").open("w") as log:
+        cls = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "vision.train.gpu",
+                "run",
+                "--part",
+                "classifier",
+                "--out",
+                str(out),
+                "--data",
+                str(data),
+                "--runs",
+                str(runs),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=REPO_DIR,
+        )
+        try:
+            _train_detector(data, runs, recipe, device, out)
+        finally:
+            rc = cls.wait()
+    _log(out, f"classifier process ended with {rc}; all done in {time.time() - t0:.0f} s")
+
+
+def export(run_dir: Path, models: Path) -> None:
+    """Write the ONNX files of a finished run into ``models`` (detector and classifier)."""
+    import torch
+
+    from vision.train.deck_net import build_net, save_classifier
+    from vision.train.stages import _export_onnx
+
+    models.mkdir(parents=True, exist_ok=True)
+    meta = json.loads((run_dir / "decks.json").read_text())
+    recipe = meta["recipe"]
+    classes = tuple(meta["classes"])
+    net = build_net(len(classes), recipe["classifier_width"])
+    net.load_state_dict(
+        torch.load(run_dir / "decks-state.pt", map_location="cpu", weights_only=True)
+    )
+    target = models / "tallero-decks.onnx"
+    save_classifier(
+        net,
+        target,
+        classes,
+        recipe["classifier_crop_width_px"],
+        recipe["classifier_crop_height_px"],
+        recipe,
+        meta["class_counts"],
+    )
+    detector = models / "tallero-cards.pt"
+    shutil.copyfile(run_dir / "cards.pt", detector)
+    onnx_path = _export_onnx(detector, recipe["imgsz_px"], threads=2)
+    if onnx_path != models / "tallero-cards.onnx":
+        shutil.move(onnx_path, models / "tallero-cards.onnx")
+    print(f"exported {models / 'tallero-cards.onnx'} and {target}")
+
+
+def parse_sets(text: str) -> tuple[tuple[str, int, int, str], ...]:
+    """``NAME:SCENES:SEED:KIND,...`` as scene sets; ValueError (argparse's message) if bad."""
+    from vision.synth.generate import RECIPE_KINDS
+
+    sets = []
+    for part in text.split(","):
+        fields = part.strip().split(":")
+        if len(fields) != 4 or not fields[0] or not fields[1].isdigit() or not fields[2].isdigit():
+            raise ValueError(f"{part.strip()!r} is not NAME:SCENES:SEED:KIND")
+        if fields[3] not in RECIPE_KINDS:
+            raise ValueError(f"kind {fields[3]!r} is not one of {', '.join(RECIPE_KINDS)}")
+        if int(fields[1]) < 1:
+            raise ValueError(f"{fields[0]}: at least one scene")
+        sets.append((fields[0], int(fields[1]), int(fields[2]), fields[3]))
+    return tuple(sets)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m vision.train.gpu", description=__doc__.split("\n")[0]
+    )
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="draw scenes, train the detector and the classifier")
+    r.add_argument("--out", type=Path, required=True)
+    r.add_argument("--data", type=Path, default=Path("data/gpu"))
+    r.add_argument("--runs", type=Path, default=Path("runs"))
+    r.add_argument("--minutes", type=float, default=GpuRecipe.detector_minutes)
+    r.add_argument("--scale", type=float, default=1.0, help="scale every scene count (trials)")
+    r.add_argument("--classifier-epochs", type=int, default=GpuRecipe.classifier_epochs)
+    r.add_argument("--classifier-lr", type=float, default=GpuRecipe.classifier_lr)
+    r.add_argument(
+        "--classifier-width",
+        type=int,
+        default=GpuRecipe.classifier_width,
+        help="classifier convolution width (wider tells foreign backs apart better; "
+        "enrollment and counting read it from the weights)",
+    )
+    r.add_argument(
+        "--classifier-start", default="", help="continue this classifier state dict (.pt)"
+    )
+    r.add_argument(
+        "--sets",
+        type=parse_sets,
+        default=None,
+        help="scene sets to draw, NAME:SCENES:SEED:KIND,... (default: the recipe's)",
+    )
+    r.add_argument(
+        "--part",
+        choices=("all", "detector", "classifier"),
+        default="all",
+        help="detector: continue --start on the scenes already in --data, nothing else",
+    )
+    r.add_argument("--start", default=GpuRecipe.detector_start, help="detector weights (.pt)")
+    r.add_argument("--lr", type=float, default=GpuRecipe.lr)
+    r.add_argument("--lrf", type=float, default=GpuRecipe.lrf)
+    r.add_argument("--warmup-epochs", type=float, default=GpuRecipe.warmup_epochs)
+    r.add_argument("--close-mosaic", type=int, default=GpuRecipe.close_mosaic)
+    r.add_argument("--deadline-s", type=float, default=0.0, help="end the run within this")
+    e = sub.add_parser("export", help="ONNX files of a finished run")
+    e.add_argument("--run", type=Path, required=True)
+    e.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args(argv)
+    if args.cmd == "export":
+        export(args.run, args.out)
+        return
+    base = GpuRecipe()
+    recipe = GpuRecipe(
+        scene_sets=tuple(
+            (name, max(4, round(n * args.scale)), seed, kind)
+            for name, n, seed, kind in (args.sets or base.scene_sets)
+        ),
+        val_set=(base.val_set[0], max(4, round(base.val_set[1] * args.scale)), *base.val_set[2:]),
+        detector_minutes=args.minutes,
+        detector_start=args.start,
+        lr=args.lr,
+        lrf=args.lrf,
+        warmup_epochs=args.warmup_epochs,
+        close_mosaic=args.close_mosaic,
+        classifier_epochs=args.classifier_epochs,
+        classifier_lr=args.classifier_lr,
+        classifier_width=args.classifier_width,
+        classifier_start=args.classifier_start,
+    )
+    run(args.out, args.data, args.runs, recipe, args.part, args.deadline_s)
+
+
+if __name__ == "__main__":
+    main()
