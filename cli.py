@@ -80,10 +80,10 @@ def print_table(table: object) -> None:
 
 def enrolled_deck_names(profile: str | None) -> tuple[str, ...]:
     """Deck names enrolled in the profile (read from its JSON file; no model is loaded)."""
-    from vision.enroll.profiles import ProfileStore
-    from vision.enroll.run import home_dir, profile_name
+    from scoring.home import tallero_home
+    from vision.enroll.profiles import ProfileStore, profile_name
 
-    return ProfileStore(home_dir()).load(profile_name(profile)).deck_names
+    return ProfileStore(tallero_home()).load(profile_name(profile)).deck_names
 
 
 @game_app.command("new")
@@ -396,14 +396,15 @@ def score(
 ) -> None:
     """Score a round from photos: count every deck, map decks to players, show the round."""
     from scoring.evidence import commit_photo_round, keep_photo, photo_round_json
-    from scoring.ledger import Evidence, Ledger, default_home
+    from scoring.home import tallero_home
+    from scoring.ledger import Evidence, Ledger
     from scoring.parse import parse_counts
     from scoring.report import round_table
     from scoring.rules import build_round
     from scoring.tally import Tally, round_from_tallies
     from vision.count.photos import count_photos
 
-    home = default_home()
+    home = tallero_home()
     with Ledger.open(home) as ledger:
         g = ledger.game(game)
     named = g.setup.player_named
@@ -918,7 +919,7 @@ def enroll_faces(
     from vision.enroll.run import enroll_layout
 
     names = parse_names(colors, "colour")
-    from vision.synth.decks import FACE_COLORS
+    from scoring.decks import FACE_COLORS
 
     bad = [c for c in names if c not in FACE_COLORS]
     if bad:

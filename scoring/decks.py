@@ -43,6 +43,10 @@ EXPANSION: tuple[Deck, ...] = (
 DECKS: tuple[Deck, ...] = CLASSIC + EXPANSION
 DECK_IDS: tuple[str, ...] = tuple(d.id for d in DECKS)
 
+# The faces every deck carries: each colour numbered 1 to 10.
+FACE_COLORS: tuple[str, ...] = ("red", "blue", "green", "yellow")
+FACE_VALUES: tuple[int, ...] = tuple(range(1, 11))
+
 # What players call the same objects at the table.
 _OBJECT_ALIASES = {"buggy": "carriage", "wagon": "carriage", "bucket": "pail", "plough": "plow"}
 

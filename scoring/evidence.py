@@ -6,7 +6,6 @@ works after the originals are moved or deleted.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from collections.abc import Sequence
@@ -14,20 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from scoring.errors import NeedsForce
+from scoring.home import file_sha256
 from scoring.ledger import Evidence, Game, Ledger
 from scoring.report import counts_json, standing_json
 from scoring.rules import RoundCounts
 from scoring.tally import PhotoRound
 
 EVIDENCE_DIR = "evidence"
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def keep_photo(path: Path, home: Path) -> tuple[Path, str]:

@@ -9,7 +9,6 @@ Photos and detections that back a round are kept in ``evidence`` for later audit
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -21,6 +20,7 @@ from typing import Any
 from scoring.decks import deck_by_name
 from scoring.errors import LedgerError, NeedsForce
 from scoring.game import GameSetup, Seat, Standing, TiePolicy, standing
+from scoring.home import tallero_home
 from scoring.rules import RoundCounts, build_round, round_warnings
 
 LEDGER_FILE = "ledger.sqlite3"
@@ -86,16 +86,6 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
-
-
-def default_home() -> Path:
-    """``$TALLERO_HOME``, or the user's data directory for Tallero."""
-    env = os.environ.get("TALLERO_HOME")
-    if env:
-        return Path(env).expanduser()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("tallero", appauthor=False))
 
 
 def _confirm(counts: RoundCounts, force: bool, extra: Sequence[str] = ()) -> list[str]:
@@ -187,7 +177,7 @@ class Ledger:
 
     @classmethod
     def open(cls, home: Path | None = None) -> Ledger:
-        return cls((home or default_home()) / LEDGER_FILE)
+        return cls((home or tallero_home()) / LEDGER_FILE)
 
     def close(self) -> None:
         self._db.close()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from scoring.errors import ModelError
-from vision.core.cards import xywhr_to_corners
+from vision.core.geometry import xywhr_to_corners
 from vision.core.settings import VisionSettings
 from vision.count.counter import Counter
 from vision.detect.check import FEATURES, CardCheck, candidate_features, edge_features

@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 
 from scoring.errors import ModelError
+from vision.core.geometry import widened
 from vision.core.models import DEFAULT_CLASSIFIER
 from vision.core.settings import VisionSettings
 from vision.count.counter import Counter
 from vision.detect.check import FEATURES
-from vision.detect.look import CardLook, logit, widened
+from vision.detect.look import CardLook, logit
 from vision.train.look_fit import LookShape, cached_table, fit_look
 
 DATA = Path(__file__).parent / "data"

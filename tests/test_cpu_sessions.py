@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.core.models import DEFAULT_CLASSIFIER, DEFAULT_DETECTOR, DEFAULT_LOOK
-from vision.detect.detector import cpu_session
+from vision.core.onnx import cpu_session
 from vision.detect.look import CardLook
 from vision.name.classifier import DeckClassifier
 

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 from vision.core.cards import BACK, FACE, Cards
+from vision.core.geometry import quad_iou
 from vision.count.counter import Count
-from vision.evaluate.metrics import Evaluation, match_cards, quad_iou
+from vision.evaluate.metrics import Evaluation, match_cards
 
 
 def quad(x: float, y: float, w: float = 40, h: float = 60) -> list[list[float]]:

@@ -11,11 +11,12 @@ import pytest
 
 from vision.core.cards import BACK, Cards
 from vision.core.models import DEFAULT_CLASSIFIER
-from vision.core.rectify import VIEWS, CardRectifier, view_crops
+from vision.core.rectify import CardRectifier
 from vision.core.settings import VisionSettings
 from vision.count.counter import Counter
 from vision.evaluate.metrics import truth_quads
 from vision.name.classifier import DeckClassifier
+from vision.name.looks import VIEWS, view_crops
 
 DATA = Path(__file__).resolve().parent / "data"
 SCENE = DATA / "scene_4242_000002"

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from vision.core.cards import BACK, FACE, Cards, canonical_corners, xywhr_to_corners
+from vision.core.cards import BACK, FACE, Cards
+from vision.core.geometry import canonical_corners, xywhr_to_corners
 
 
 def make(n: int = 3) -> Cards:

@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision.core.cards import xywhr_to_corners
+from vision.core.geometry import xywhr_to_corners
 from vision.core.settings import VisionSettings
 from vision.name.neighbours import looks_mixed, neighbour_consensus, touching_pairs
 

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from vision.core.geometry import xywhr_to_corners
+
 BACK = 0
 FACE = 1
 SIDE_NAMES = ("back", "face")
@@ -156,48 +158,3 @@ class Cards:
         out = self[np.arange(len(self))]
         out.corners = self.corners * np.float32(scale) + np.asarray(offset, np.float32)
         return out
-
-
-def xywhr_to_corners(xywhr: np.ndarray) -> np.ndarray:
-    """Rotated boxes ``(n, 5)`` to corners ``(n, 4, 2)`` in canonical order.
-
-    Canonical order: clockwise on screen (y down), the first two corners span a short
-    edge, and that short edge is the upper one (the card is read upright, up to 180 deg).
-    """
-    xywhr = np.asarray(xywhr, dtype=np.float32).reshape(-1, 5)
-    cx, cy, w, h, r = xywhr.T
-    # Make h the long side so a card is portrait in its own frame.
-    swap = w > h
-    w2 = np.where(swap, h, w)
-    h2 = np.where(swap, w, h)
-    r2 = np.where(swap, r + np.pi / 2, r)
-    cos, sin = np.cos(r2), np.sin(r2)
-    local = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], np.float32)
-    lx = local[None, :, 0] * w2[:, None]
-    ly = local[None, :, 1] * h2[:, None]
-    x = cx[:, None] + lx * cos[:, None] - ly * sin[:, None]
-    y = cy[:, None] + lx * sin[:, None] + ly * cos[:, None]
-    corners = np.stack([x, y], axis=-1).astype(np.float32)
-    return canonical_corners(corners)
-
-
-def canonical_corners(corners: np.ndarray) -> np.ndarray:
-    """Reorder ``(n, 4, 2)`` quads clockwise, short edge first, upper short edge first."""
-    corners = np.asarray(corners, dtype=np.float32).reshape(-1, 4, 2).copy()
-    if not len(corners):
-        return corners
-    # Clockwise on screen (y down) means a positive shoelace sum.
-    x, y = corners[..., 0], corners[..., 1]
-    area2 = (x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1)
-    ccw = area2 < 0
-    corners[ccw] = corners[ccw][:, ::-1]
-    e01 = np.linalg.norm(corners[:, 1] - corners[:, 0], axis=1)
-    e12 = np.linalg.norm(corners[:, 2] - corners[:, 1], axis=1)
-    long_first = e01 > e12
-    corners[long_first] = np.roll(corners[long_first], -1, axis=1)
-    # Of the two short edges (0-1 and 2-3) put the upper one first.
-    top = corners[:, 0:2, 1].mean(axis=1)
-    bottom = corners[:, 2:4, 1].mean(axis=1)
-    flip = bottom < top
-    corners[flip] = np.roll(corners[flip], 2, axis=1)
-    return corners

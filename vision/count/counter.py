@@ -17,13 +17,14 @@ import numpy as np
 
 from scoring.errors import ModelError
 from vision.core.cards import BACK, SIDE_NAMES, Cards
+from vision.core.geometry import quads_to_xywhr, rotated_nms
 from vision.core.imageio import load_image
 from vision.core.models import DEFAULT_CHECK, DEFAULT_CLASSIFIER, DEFAULT_DETECTOR, DEFAULT_LOOK
 from vision.core.rectify import CardRectifier
 from vision.core.settings import VisionSettings
 from vision.count.doubts import alternatives, count_ranges, possible_cards
 from vision.detect.check import CardCheck, candidate_features
-from vision.detect.detector import OnnxDetector, rotated_nms
+from vision.detect.detector import OnnxDetector
 from vision.detect.look import CardLook
 from vision.name.classifier import DeckClassifier
 
@@ -523,14 +524,3 @@ class Counter:
         possible = candidates[maybe]
         possible.confidence = chance[maybe].astype(np.float32)
         return kept, probabilities[idx], possible, probabilities[maybe]
-
-
-def quads_to_xywhr(corners: np.ndarray) -> np.ndarray:
-    """``(n, 4, 2)`` quads to rotated boxes ``(n, 5)``: centre, width (edge 0-1), height, angle."""
-    c = corners.mean(axis=1)
-    e01 = corners[:, 1] - corners[:, 0]
-    e12 = corners[:, 2] - corners[:, 1]
-    w = np.linalg.norm(e01, axis=1)
-    h = np.linalg.norm(e12, axis=1)
-    r = np.arctan2(e01[:, 1], e01[:, 0])
-    return np.column_stack([c, w, h, r]).astype(np.float32)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.evaluate.metrics import quad_iou
+from vision.core.geometry import quad_iou
 
 
 def possible_cards(

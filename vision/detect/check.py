@@ -22,8 +22,8 @@ import cv2
 import numpy as np
 
 from scoring.errors import ModelError
-from vision.detect.detector import file_sha256
-from vision.name.neighbours import quad_overlaps
+from scoring.home import file_sha256
+from vision.core.geometry import quad_overlaps
 
 # Card shape: long side over short side of a Dutch Blitz card.
 CARD_ASPECT = 1.5

@@ -7,8 +7,6 @@ the same weights through ultralytics for training checks and the benchmark basel
 from __future__ import annotations
 
 import ast
-import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +14,10 @@ import cv2
 import numpy as np
 
 from scoring.errors import ModelError
+from scoring.home import file_sha256
 from vision.core.cards import Cards
+from vision.core.geometry import rotated_nms
+from vision.core.onnx import cpu_session
 from vision.core.settings import VisionSettings
 from vision.detect.views import MIRRORINGS, fuse, mirrored
 
@@ -54,54 +55,6 @@ def letterbox(
     px, py = (ow - nw) // 2, (oh - nh) // 2
     out[py : py + nh, px : px + nw] = resized
     return out, Letterbox(scale, px, py)
-
-
-def file_sha256(path: Path) -> str:
-    """Hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def cpu_session(  # noqa: ANN201 - onnxruntime's type
-    path: Path, threads: int | None = None, spinning: bool = True
-):
-    """An onnxruntime CPU session of ``path`` on ``threads`` (default: all cores, at most 4).
-
-    ``spinning``: whether the session's worker threads keep spinning for more work after a
-    run. It suits the detector, the one big model of a frame; the small models that run
-    after it (deck classifier, card look) turn it off, since each session has threads of
-    its own: on 2 cores, spinning workers of one model took the cores from the next, and the
-    live path ran at 16-18 frames/s with 2 threads against 30-33 with the small models'
-    spinning off (27 with 1 thread; `tallero bench`).
-
-    Raises whatever onnxruntime raises for a file it cannot load.
-    """
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads or min(os.cpu_count() or 1, 4)
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    if not spinning:
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
-
-
-def rotated_nms(xywhr: np.ndarray, scores: np.ndarray, iou: float, limit: int) -> np.ndarray:
-    """Indices kept by class-agnostic NMS on rotated boxes (angle in radians)."""
-    if not len(xywhr):
-        return np.zeros(0, np.int64)
-    rects = [
-        ((float(x), float(y)), (float(w), float(h)), float(np.degrees(r)))
-        for x, y, w, h, r in xywhr
-    ]
-    keep = cv2.dnn.NMSBoxesRotated(rects, scores.astype(np.float32).tolist(), 0.0, iou)
-    keep = np.asarray(keep, dtype=np.int64).reshape(-1)
-    return keep[:limit]
 
 
 class OnnxDetector:

@@ -20,18 +20,13 @@ from pathlib import Path
 import numpy as np
 
 from scoring.errors import ModelError
+from scoring.home import file_sha256
+from vision.core.geometry import widened
+from vision.core.onnx import cpu_session
 from vision.core.rectify import CardRectifier, to_blob
 from vision.detect.check import FEATURES
-from vision.detect.detector import cpu_session, file_sha256
 
 TASK = "tallero-card-look"
-
-
-def widened(corners: np.ndarray, margin: float) -> np.ndarray:
-    """``(n, 4, 2)`` quads grown about their centres by ``margin`` (1.3: 30% larger)."""
-    corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
-    centres = corners.mean(axis=1, keepdims=True)
-    return (centres + (corners - centres) * np.float32(margin)).astype(np.float32)
 
 
 def logit(p: np.ndarray) -> np.ndarray:

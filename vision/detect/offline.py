@@ -12,15 +12,7 @@ import shutil
 from pathlib import Path
 from types import ModuleType
 
-
-def tallero_home() -> Path:
-    """Tallero's own folder: ``$TALLERO_HOME`` or the platform's user data directory."""
-    env = os.environ.get("TALLERO_HOME")
-    if env:
-        return Path(env).expanduser()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("tallero", appauthor=False))
+from scoring.home import tallero_home
 
 
 def ultralytics_config_dir() -> Path:

@@ -37,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
+from scoring.decks import FACE_COLORS
 from vision.core.models import DEFAULT_CLASSIFIER_WEIGHTS
-from vision.synth.decks import FACE_COLORS
-from vision.train.deck_net import FACE_PREFIX, OTHER
+from vision.name.classifier import FACE_PREFIX, OTHER
 
 DEFAULT_WIDTH = 24  # convolution width of the shipped deck classifier (vision.train.stages)
 # An enrolled deck is anchored to a built-in one when the shipped classifier gives that
@@ -263,7 +263,7 @@ def _init_state(init: dict, classes: tuple[str, ...], anchors: dict[str, str]) -
     """
     import torch
 
-    from vision.synth.decks import ALL_DECKS
+    from scoring.decks import DECK_IDS as ALL_DECKS
     from vision.train.deck_net import default_classes
 
     shipped = default_classes(ALL_DECKS, FACE_COLORS)

@@ -37,16 +37,6 @@ def check_name(name: str, what: str) -> str:
     return clean
 
 
-def home_dir() -> Path:
-    """``$TALLERO_HOME`` or the user's data directory (the ledger's home too)."""
-    env = os.environ.get("TALLERO_HOME")
-    if env:
-        return Path(env).expanduser()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("tallero", appauthor=False))
-
-
 def profile_name(name: str | None) -> str:
     """The profile asked for, else ``$TALLERO_PROFILE``, else ``default``."""
     return check_name(name or os.environ.get("TALLERO_PROFILE") or DEFAULT_PROFILE, "profile")

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from scoring.home import file_sha256, tallero_home
 from vision.core.cards import BACK, FACE
-from vision.detect.detector import file_sha256
 from vision.enroll.fit import FitRecipe
 from vision.enroll.layout import find_layout
 from vision.enroll.profiles import (
@@ -23,7 +23,6 @@ from vision.enroll.profiles import (
     Profile,
     ProfileStore,
     check_name,
-    home_dir,
     profile_name,
 )
 
@@ -37,7 +36,7 @@ ENROLL_MIN_CONFIDENCE = 0.5
 
 
 def load_profile(name: str | None) -> Profile:
-    return ProfileStore(home_dir()).load(profile_name(name))
+    return ProfileStore(tallero_home()).load(profile_name(name))
 
 
 def classifier_for(name: str | None) -> tuple[Path | None, tuple[str, ...] | None]:
@@ -63,7 +62,7 @@ def enroll_layout(
     from vision.count.counter import Counter
 
     t0 = time.perf_counter()
-    home = home_dir()
+    home = tallero_home()
     store = ProfileStore(home)
     current = store.load(profile_name(profile))
     # The detector alone, as enrollment was measured with: a layout photo holds a few
@@ -107,7 +106,7 @@ def enroll_layout(
 def remove_deck(name: str, profile: str | None, log: Callable[[str], None]) -> dict[str, Any]:
     """Forget one enrolled deck; refit on the others (or fall back to the built-in decks)."""
     t0 = time.perf_counter()
-    store = ProfileStore(home_dir())
+    store = ProfileStore(tallero_home())
     current = store.load(profile_name(profile))
     staged = _stage(current)
     store.remove_deck(staged, check_name(name, "deck"))
@@ -121,7 +120,7 @@ def remove_deck(name: str, profile: str | None, log: Callable[[str], None]) -> d
 
 
 def list_profiles(active: str | None) -> dict[str, Any]:
-    store = ProfileStore(home_dir())
+    store = ProfileStore(tallero_home())
     chosen = profile_name(active)
     out = []
     for n in store.names():

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from vision.core.cards import BACK
+from vision.core.geometry import quad_iou
 
 # Visibility bands of truth cards, as [low, high) fractions of the card seen.
 VISIBILITY_BANDS: tuple[tuple[float, float], ...] = (
@@ -26,14 +26,6 @@ MATCH_IOU = 0.5
 
 def band_name(lo: float, hi: float) -> str:
     return f"{lo:.1f}-{min(hi, 1.0):.1f}"
-
-
-def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
-    """Intersection over union of two convex quads (4, 2)."""
-    a32, b32 = np.asarray(a, np.float32), np.asarray(b, np.float32)
-    inter, _ = cv2.intersectConvexConvex(a32, b32)
-    union = abs(cv2.contourArea(a32)) + abs(cv2.contourArea(b32)) - inter
-    return float(inter / union) if union > 0 else 0.0
 
 
 def match_cards(
@@ -82,7 +74,7 @@ def found_labels(cards: Any) -> list[str]:
 
 
 @dataclass
-class Tally:
+class Totals:
     """Running sums for one slice of the evaluation (all, a layout kind, ...)."""
 
     images: int = 0
@@ -135,7 +127,7 @@ class Tally:
 
 
 @dataclass
-class BandTally:
+class BandTotals:
     """Card recall and naming accuracy for truth cards in one visibility band."""
 
     truths: int = 0
@@ -154,10 +146,10 @@ class BandTally:
 class Evaluation:
     """Everything ``tallero eval`` reports."""
 
-    overall: Tally = field(default_factory=Tally)
-    by_kind: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
-    by_decks: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
-    by_band: dict[str, BandTally] = field(default_factory=lambda: defaultdict(BandTally))
+    overall: Totals = field(default_factory=Totals)
+    by_kind: dict[str, Totals] = field(default_factory=lambda: defaultdict(Totals))
+    by_decks: dict[str, Totals] = field(default_factory=lambda: defaultdict(Totals))
+    by_band: dict[str, BandTotals] = field(default_factory=lambda: defaultdict(BandTotals))
     confusion: dict[str, dict[str, int]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(int))
     )

@@ -19,7 +19,8 @@ import cv2
 import numpy as np
 
 from vision.core.models import DEFAULT_DETECTOR
-from vision.detect.detector import cpu_session, letterbox
+from vision.core.onnx import cpu_session
+from vision.detect.detector import letterbox
 from vision.evaluate.bench import median_seconds, sample_frames
 
 SIZES_PX = (320, 640)

@@ -38,7 +38,8 @@ import numpy as np
 
 from scoring.errors import ModelError
 from vision.core.rectify import to_blob
-from vision.train.deck_net import FACE_PREFIX, OTHER, CropSet, collect_crops
+from vision.name.classifier import FACE_PREFIX, OTHER
+from vision.train.deck_net import CropSet, collect_crops
 
 LOSS_SHARES = (0.01, 0.02, 0.05)
 
@@ -159,7 +160,7 @@ def set_recipe(directory: Path) -> dict[str, object]:
 def init_recipe(init: Path) -> dict[str, object]:
     """The weights a trial continued: their file's sha256 and, from the ONNX beside them,
     the recipe they were made with (so a continued classifier keeps its whole history)."""
-    from vision.detect.detector import file_sha256
+    from scoring.home import file_sha256
     from vision.name.classifier import DeckClassifier
 
     out: dict[str, object] = {"file": Path(init).name, "sha256": file_sha256(Path(init))}

@@ -34,11 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from vision.core.cards import Cards
+from vision.core.geometry import quad_iou
 from vision.evaluate.metrics import (
     counted_scenes,
     found_labels,
     match_cards,
-    quad_iou,
     truth_label,
     truth_quads,
 )

@@ -39,9 +39,10 @@ def profile_folder(profile: str) -> Path:
     path = Path(profile)
     if (path / "profile.json").is_file():
         return path
-    from vision.enroll.profiles import home_dir, profiles_root
+    from scoring.home import tallero_home
+    from vision.enroll.profiles import profiles_root
 
-    named = profiles_root(home_dir()) / profile
+    named = profiles_root(tallero_home()) / profile
     if (named / "profile.json").is_file():
         return named
     raise ValueError(f"{profile}: no enrolled profile there or by that name")

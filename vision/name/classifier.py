@@ -8,9 +8,11 @@ from pathlib import Path
 import numpy as np
 
 from scoring.errors import ModelError
+from scoring.home import file_sha256
 from vision.core.cards import BACK, FACE, Cards
-from vision.core.rectify import VIEWS, CardRectifier, to_blob, view_crops
-from vision.detect.detector import cpu_session, file_sha256
+from vision.core.onnx import cpu_session
+from vision.core.rectify import CardRectifier, to_blob
+from vision.name.looks import VIEWS, view_crops
 from vision.name.neighbours import Neighbours
 
 FACE_PREFIX = "face:"

@@ -35,8 +35,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
+
+from vision.core.geometry import quad_overlaps
 
 # Quads are grown about their centre by this fraction before testing for contact, so cards
 # laid edge to edge in a row count as touching.
@@ -76,23 +77,6 @@ class Neighbours:
             self.mixed_agreement,
             self.mixed_min_pairs,
         )
-
-
-def quad_overlaps(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(n, n)`` intersection areas of the quads (0 on the diagonal) and each quad's area."""
-    n = len(corners)
-    quads = np.asarray(corners, np.float32).reshape(n, 4, 2)
-    area = np.abs(np.array([cv2.contourArea(q) for q in quads], np.float64) if n else np.zeros(0))
-    inter = np.zeros((n, n))
-    if n < 2:
-        return inter, area
-    centres = quads.mean(axis=1)
-    radius = np.linalg.norm(quads - centres[:, None, :], axis=2).max(axis=1)
-    dist = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
-    for i, j in np.argwhere(np.triu(dist < radius[:, None] + radius[None, :], k=1)):
-        a, _ = cv2.intersectConvexConvex(quads[i], quads[j])
-        inter[i, j] = inter[j, i] = a
-    return inter, area
 
 
 def touching_pairs(corners: np.ndarray) -> list[tuple[int, int]]:

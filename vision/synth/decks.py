@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-# Deck id -> (object drawn on the back, ink name). Classic box first, then the expansion swap.
-DECK_ART: dict[str, tuple[str, str]] = {
-    "pump": ("pump", "green"),
-    "carriage": ("carriage", "red"),
-    "plow": ("plow", "blue"),
-    "pail": ("pail", "yellow"),
-    "blue-pump": ("pump", "blue"),
-    "red-plow": ("plow", "red"),
-    "yellow-carriage": ("carriage", "yellow"),
-    "green-pail": ("pail", "green"),
-}
-CLASSIC_DECKS: tuple[str, ...] = ("pump", "carriage", "plow", "pail")
-ALL_DECKS: tuple[str, ...] = tuple(DECK_ART)
-DISPLAY_NAMES: dict[str, str] = {deck: f"{ink} {obj}" for deck, (obj, ink) in DECK_ART.items()}
+from scoring.decks import CLASSIC, DECK_IDS, DECKS
+from scoring.decks import FACE_COLORS as FACE_COLORS  # the scene code reads them here
+from scoring.decks import FACE_VALUES as FACE_VALUES
 
-FACE_COLORS: tuple[str, ...] = ("red", "blue", "green", "yellow")
-FACE_VALUES: tuple[int, ...] = tuple(range(1, 11))
+# The catalogue is the game's (scoring/decks.py); the art draws each deck's object in its ink.
+DECK_ART: dict[str, tuple[str, str]] = {d.id: (d.object, d.ink) for d in DECKS}
+CLASSIC_DECKS: tuple[str, ...] = tuple(d.id for d in CLASSIC)
+ALL_DECKS: tuple[str, ...] = DECK_IDS
+DISPLAY_NAMES: dict[str, str] = {d.id: d.display for d in DECKS}
+
 # Standard deck: a boy on red and blue, a girl on green and yellow.
 BOY_COLORS: frozenset[str] = frozenset({"red", "blue"})
 

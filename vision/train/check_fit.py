@@ -17,8 +17,9 @@ from pathlib import Path
 import numpy as np
 
 from vision.core.cards import Cards
+from vision.core.geometry import quad_iou
 from vision.detect.check import FEATURES
-from vision.evaluate.metrics import MATCH_IOU, quad_iou, truth_quads
+from vision.evaluate.metrics import MATCH_IOU, truth_quads
 
 
 def greedy_labels(corners: np.ndarray, confidence: np.ndarray, truth: np.ndarray) -> np.ndarray:

@@ -16,11 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from vision.core.cards import canonical_corners
+from vision.core.geometry import canonical_corners
 from vision.core.rectify import CardRectifier, to_blob
-
-FACE_PREFIX = "face:"
-OTHER = "other"
+from vision.name.classifier import FACE_PREFIX, OTHER
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.core.geometry import widened
 from vision.core.rectify import CardRectifier
 from vision.detect.check import FEATURES, CardCheck
-from vision.detect.look import TASK, logit, widened
+from vision.detect.look import TASK, logit
 from vision.train.check_fit import proposed_scenes
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from vision.detect.detector import file_sha256
+from scoring.home import file_sha256
 
 DETECTOR_YAML = "yolo11n-obb.yaml"
 # Data YAML of every scene (train/ + classifier/), written by refine, read by polish.
