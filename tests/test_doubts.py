@@ -11,9 +11,11 @@ from scoring.tally import Tally, round_from_tallies
 from vision.core.cards import BACK, FACE, Cards
 from vision.core.settings import VisionSettings
 from vision.count.annotate import CountAnnotator, count_text
-from vision.count.counter import Count
-from vision.count.doubts import alternatives, count_ranges, possible_cards
+from vision.count.doubts import count_ranges
+from vision.count.result import Count
+from vision.detect.checker import possible_cards
 from vision.evaluate.metrics import Evaluation
+from vision.name.namer import alternatives
 
 
 def quad(x: float, y: float, w: float = 40, h: float = 60) -> list[list[float]]:

@@ -5,7 +5,7 @@ import pytest
 
 from vision.core.cards import BACK, FACE, Cards
 from vision.core.geometry import quad_iou
-from vision.count.counter import Count
+from vision.count.result import Count
 from vision.evaluate.metrics import Evaluation, match_cards
 
 

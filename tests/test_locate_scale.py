@@ -31,7 +31,7 @@ def looks(counter: Counter, image: np.ndarray) -> list[int]:
 
     detector.detect = detect
     try:
-        counter.locate(image)
+        counter.locator.locate(image)
     finally:
         del detector.detect
     return sizes
@@ -73,8 +73,8 @@ def test_the_check_is_fitted_on_the_candidates_it_meets_at_run_time(counter: Cou
     fitting = proposing_counter(counter.detector.path, counter.classifier.path, VisionSettings())
     # It proposes down to the candidates' confidence but judges card sizes as at run time.
     assert fitting.detector.settings.min_detection_confidence == 0.08
-    assert fitting.sure_confidence == counter.sure_confidence == 0.35
+    assert fitting.locator.sure_confidence == counter.locator.sure_confidence == 0.35
     image = small_cards()
     assert looks(fitting, image) == [640, 960]
-    run_time = counter.locate(image)
-    np.testing.assert_allclose(fitting.locate(image).corners, run_time.corners)
+    run_time = counter.locator.locate(image)
+    np.testing.assert_allclose(fitting.locator.locate(image).corners, run_time.corners)

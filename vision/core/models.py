@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
 REPO_DIR = Path(__file__).resolve().parents[2]
 MODELS_DIR = REPO_DIR / "models"
@@ -12,3 +13,16 @@ DEFAULT_CHECK = MODELS_DIR / "tallero-check.json"
 DEFAULT_LOOK = MODELS_DIR / "tallero-look.onnx"
 # The shipped classifier's torch weights: enrollment starts a user's classifier from them.
 DEFAULT_CLASSIFIER_WEIGHTS = MODELS_DIR / "tallero-decks.pt"
+
+
+class ModelPart(Protocol):
+    """A model file Tallero loaded: where it is, what it is called and its fingerprint."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def sha256(self) -> str: ...

@@ -68,7 +68,7 @@ class CountAnnotator:
 
     def annotate(self, scene: np.ndarray, count: object) -> np.ndarray:
         """A copy of ``scene`` (BGR) with ``count``'s cards and legend drawn on it."""
-        from vision.count.counter import Count
+        from vision.count.result import Count
 
         assert isinstance(count, Count)
         out = scene.copy()
@@ -114,7 +114,7 @@ class CountAnnotator:
         cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, font_scale, colour, 1, cv2.LINE_AA)
 
     def _legend(self, out: np.ndarray, count: object, unit: float) -> np.ndarray:
-        from vision.count.counter import Count
+        from vision.count.result import Count
 
         assert isinstance(count, Count)
         ranges = count.ranges

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vision.count.counter import Count, Counter
+from vision.count.counter import Counter
+from vision.count.result import Count
 
 
 @dataclass(frozen=True)

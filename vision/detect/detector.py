@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -17,8 +18,10 @@ from scoring.errors import ModelError
 from scoring.home import file_sha256
 from vision.core.cards import Cards
 from vision.core.geometry import rotated_nms
+from vision.core.models import ModelPart
 from vision.core.onnx import cpu_session
 from vision.core.settings import VisionSettings
+from vision.core.types import Array
 from vision.detect.views import MIRRORINGS, fuse, mirrored
 
 LETTERBOX_FILL = 114
@@ -55,6 +58,17 @@ def letterbox(
     px, py = (ow - nw) // 2, (oh - nh) // 2
     out[py : py + nh, px : px + nw] = resized
     return out, Letterbox(scale, px, py)
+
+
+class CardDetector(ModelPart, Protocol):
+    """What counting needs of a card detector: a model file and cards in a whole image."""
+
+    @property
+    def settings(self) -> VisionSettings: ...
+
+    def detect(self, image_bgr: Array) -> Cards:
+        """Cards in a whole image, in that image's pixels."""
+        ...
 
 
 class OnnxDetector:

@@ -72,7 +72,7 @@ def enroll_layout(
     sources = []
     for photo in photos:
         image = load_image(photo, counter.settings)
-        cards = counter.locate(image)
+        cards = counter.locator.locate(image)
         # Backs are enrolled from backs, faces from faces: cards of the other side in
         # view (the face-up cards of a round still on the table) are left out.
         # A layout photo is taken with care: a find the detector is unsure of is no card.

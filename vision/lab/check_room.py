@@ -28,7 +28,8 @@ import numpy as np
 
 from vision.core.cards import BACK, FACE, Cards
 from vision.core.imageio import load_image
-from vision.count.counter import Count, Counter
+from vision.count.counter import Counter
+from vision.count.result import Count
 from vision.evaluate.metrics import Evaluation, counted_scenes, match_cards, truth_quads
 from vision.train.deck_net import class_of
 
@@ -39,14 +40,12 @@ def perfect_count(counter: Counter, image_path: Path, truth: dict) -> Count:
     """The count when exactly the candidates matching a truth card are kept."""
     s = counter.settings
     image = load_image(image_path, s)
-    candidates = counter.locate(image)
-    p = counter.classifier.card_probabilities(image, candidates)
+    candidates = counter.locator.locate(image)
+    profile = tuple(truth["decks"])
+    first = counter.namer.first_look(image, candidates, profile)
     pairs = match_cards(candidates.corners, truth_quads(truth))
     keep = np.array(sorted(i for i, _ in pairs), np.int64)
-    profile = tuple(truth["decks"])
-    kept = candidates[keep]
-    p_kept = counter.naming_probabilities(image, kept, p[keep])
-    named = counter.classifier.classify(image, kept, profile, s.neighbours(), probabilities=p_kept)
+    named = counter.namer.name(image, candidates[keep], first[keep], profile).cards
     h, w = image.shape[:2]
     return Count(str(image_path), (w, h), named, profile, counter.model_info)
 
@@ -74,7 +73,7 @@ def check_room(
     """Headline figures per way of choosing the cards (see the module docstring)."""
     directory = Path(directory)
     with_check = Counter(threads=threads)
-    if with_check.check is None:
+    if with_check.checker is None:
         raise ValueError("the card check is off in these settings; nothing to compare")
     without = Counter(
         settings=with_check.settings.with_overrides(card_check=False), threads=threads

@@ -70,6 +70,7 @@ def proposed_scenes(
 ) -> Iterator[tuple[dict, np.ndarray, Cards, np.ndarray, np.ndarray]]:
     """Every scene's truth, image, candidates, their facts and labels, with progress lines."""
     from vision.core.imageio import load_image
+    from vision.detect.checker import candidate_facts
 
     for directory in directories:
         files = sorted((Path(directory) / "truth").glob("*.json"))
@@ -77,9 +78,9 @@ def proposed_scenes(
         for k, tf in enumerate(files):
             truth = json.loads(tf.read_text())
             image = load_image(Path(directory) / "images" / truth["image"], counter.settings)
-            cards = counter.locate(image)
-            p = counter.classifier.card_probabilities(image, cards)
-            facts = counter.describe(image, cards, p, tuple(truth["decks"]))
+            cards = counter.locator.locate(image)
+            first = counter.namer.first_look(image, cards, tuple(truth["decks"]))
+            facts = candidate_facts(image, cards, first)
             labels = greedy_labels(cards.corners, cards.confidence, truth_quads(truth))
             yield truth, image, cards, facts, labels
             if (k + 1) % 200 == 0 or k + 1 == len(files):

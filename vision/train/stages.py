@@ -448,7 +448,7 @@ def refine_classifier(
             log(f"classifier: searched {done}/{total} scenes for cards ({time.time() - t1:.0f} s)")
 
     found = collect_detected_crops(
-        detected_dirs, train.classes, w, h, counter.locate, progress=searched
+        detected_dirs, train.classes, w, h, counter.locator.locate, progress=searched
     )
     log(f"classifier: {len(found.labels)} crops of detected cards ({time.time() - t1:.0f} s)")
     net = train_net(

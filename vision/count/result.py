@@ -1,0 +1,153 @@
+"""`Count`: the cards of one image, numbered in reading order, and what they add up to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from vision.core.cards import BACK, SIDE_NAMES, Cards
+from vision.count.doubts import count_ranges
+from vision.name.namer import Named
+
+
+@dataclass
+class Count:
+    """The cards of one image, numbered, and what they add up to per deck."""
+
+    image: str
+    size: tuple[int, int]
+    cards: Cards
+    decks: tuple[str, ...]
+    model: dict[str, Any]
+    uncertain_below_confidence: float = 0.8
+    uncertain_other_probability: float | None = 0.1  # None: not a reason to look
+    timings_s: dict[str, float] = field(default_factory=dict)
+    # Per card, the other decks of the profile it could be (vision/count/doubts.py); empty when
+    # nothing was worked out.
+    could_be: tuple[tuple[str, ...], ...] = ()
+    # Candidates that may be cards left uncounted (confidence: their chance of being a
+    # card), and the decks of the profile each could be.
+    possible: Cards | None = None
+    possible_could_be: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def ids(self) -> list[int]:
+        """Card numbers as shown on the annotated image (1-based, reading order)."""
+        return list(range(1, len(self.cards) + 1))
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Back-up cards per deck of the profile (0 where none was seen)."""
+        backs = self.cards.deck[self.cards.side == BACK]
+        return {deck: int(sum(1 for d in backs if d == deck)) for deck in self.decks}
+
+    @property
+    def unknown(self) -> int:
+        """Back-up cards that match no deck of the profile."""
+        return int(
+            sum(
+                1
+                for s, d in zip(self.cards.side, self.cards.deck, strict=True)
+                if s == BACK and d is None
+            )
+        )
+
+    @property
+    def uncertain(self) -> list[int]:
+        """Ids of cards to look at: detection or naming below the confidence bar, unknown
+        backs, and backs named a deck whose own picture looked enough like no deck."""
+        conf = self.cards.overall_confidence
+        bar = self.uncertain_other_probability
+        other = self.cards.other_probability if bar is not None else None
+        out = []
+        for i in range(len(self.cards)):
+            low = conf[i] < self.uncertain_below_confidence
+            back = self.cards.side[i] == BACK
+            unnamed = back and self.cards.deck[i] is None
+            odd = back and other is not None and other[i] >= bar
+            if low or unnamed or odd:
+                out.append(i + 1)
+        return out
+
+    @property
+    def ranges(self) -> dict[str, tuple[int, int]]:
+        """``{deck: (low, high)}``: how far each deck's count could be off, given the
+        uncertain cards and the possible cards not counted (`vision.count.doubts.count_ranges`)."""
+        if not self.could_be:
+            return {d: (n, n) for d, n in self.counts.items()}
+        doubted = set(self.uncertain)
+        backs = [i for i in range(len(self.cards)) if self.cards.side[i] == BACK]
+        return count_ranges(
+            self.counts,
+            [self.cards.deck[i] for i in backs],
+            [i + 1 in doubted for i in backs],
+            [self.could_be[i] for i in backs],
+            self.possible_could_be,
+        )
+
+    @property
+    def sure(self) -> bool:
+        """Whether every deck's count is one number (nothing casts doubt on it)."""
+        return all(lo == hi for lo, hi in self.ranges.values())
+
+    def to_json(self) -> dict[str, Any]:
+        """The stable JSON contract of ``tallero count --json`` (see README)."""
+        cards = []
+        for i in range(len(self.cards)):
+            value = int(self.cards.value[i])
+            cards.append(
+                {
+                    "id": i + 1,
+                    "side": SIDE_NAMES[int(self.cards.side[i])],
+                    "deck": self.cards.deck[i],
+                    "color": self.cards.color[i],
+                    "value": value if value >= 0 else None,
+                    "corners": [
+                        [round(float(x), 1), round(float(y), 1)] for x, y in self.cards.corners[i]
+                    ],
+                    "confidence": round(float(self.cards.overall_confidence[i]), 4),
+                }
+            )
+        return {
+            "image": self.image,
+            "size": [int(self.size[0]), int(self.size[1])],
+            "counts": self.counts,
+            "unknown": self.unknown,
+            "cards": cards,
+            "uncertain": self.uncertain,
+            "ranges": {d: [lo, hi] for d, (lo, hi) in self.ranges.items()},
+            "possible": self.possible_json(),
+            "model": self.model,
+        }
+
+    def possible_json(self) -> list[dict[str, Any]]:
+        """The possible cards not counted: corners, chance of being a card, decks."""
+        if self.possible is None:
+            return []
+        return [
+            {
+                "corners": [
+                    [round(float(x), 1), round(float(y), 1)] for x, y in self.possible.corners[i]
+                ],
+                "chance": round(float(self.possible.confidence[i]), 4),
+                "decks": list(self.possible_could_be[i]),
+            }
+            for i in range(len(self.possible))
+        ]
+
+
+def reading_order(cards: Cards) -> np.ndarray:
+    """Indices that number cards row by row (top to bottom), left to right within a row."""
+    if not len(cards):
+        return np.zeros(0, np.int64)
+    c = cards.centers
+    row_h = max(float(np.median(cards.long_side_px)) * 0.5, 1.0)
+    return np.lexsort((c[:, 0], np.floor(c[:, 1] / row_h)))
+
+
+def numbered(named: Named) -> Named:
+    """The named cards in reading order, the order of their ids, with their `could_be`."""
+    order = reading_order(named.cards)
+    return Named(named.cards[order], tuple(named.could_be[int(i)] for i in order))

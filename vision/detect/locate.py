@@ -1,0 +1,142 @@
+"""`Locator`: every card's outline and side in an image, the image seen as close as it needs.
+
+The detector reads its input on a grid of 8-pixel cells, so the slivers of a heap of small
+cards share cells when the image is seen whole at the detector's size. The locator looks
+again, enlarged or in tiles, when the cards it is sure of are small.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.core.cards import Cards
+from vision.core.geometry import quads_to_xywhr, rotated_nms
+from vision.core.settings import VisionSettings
+from vision.core.types import Array
+from vision.detect.detector import CardDetector, OnnxDetector
+
+
+class Locator:
+    """Finds the cards of an image with one detector.
+
+    Args:
+        detector: the card detector; an `OnnxDetector` is seen closer where cards are
+            small, any other (the ultralytics baseline) sees the image once.
+        settings: sizes and bars (`VisionSettings`).
+        views: looks the detector takes at each input (`vision.detect.views`).
+        live: favour speed on webcam frames (a quick low-resolution look first).
+        sure_confidence: the detector confidence at which a box alone counts as a card
+            when judging how big the cards are (where to look).
+    """
+
+    def __init__(
+        self,
+        detector: CardDetector,
+        settings: VisionSettings,
+        views: int,
+        live: bool,
+        sure_confidence: float,
+    ) -> None:
+        if not 1 <= views <= 4:
+            raise ValueError(f"views must be within 1..4, got {views}")
+        self.detector = detector
+        self.settings = settings
+        self.views = views
+        self.live = live
+        self.sure_confidence = sure_confidence
+
+    def locate(self, image_bgr: Array) -> Cards:
+        """Every card's quad and side, in image pixels.
+
+        Live mode first looks at the whole frame at ``live_input_px`` and keeps that when
+        every card found is large enough; otherwise (and always for photos) the frame is
+        seen at the detector's own size. When the cards found there are small, the image is
+        seen again at a larger scale: whole when it fits ``max_whole_input_px`` (a small
+        image enlarged at most ``max_upscale`` times), else in tiles, kept when the tiles
+        are sure of at least as many cards.
+        """
+        s = self.settings
+        detector = self.detector
+        if not isinstance(detector, OnnxDetector):
+            return detector.detect(image_bgr)  # the ultralytics baseline has no tiling
+        h, w = image_bgr.shape[:2]
+        views = self.views
+        if self.live and detector.dynamic:
+            quick = detector.detect(image_bgr, s.live_input_px, views)
+            small = s.live_min_card_long_side_input_px * max(h, w) / s.live_input_px
+            sure = self.sure(quick)
+            if len(sure) and float(np.percentile(sure.long_side_px, 10)) >= small:
+                return quick
+        input_px = s.detector_input_px if detector.dynamic else detector.input_px
+        cards = detector.detect(image_bgr, input_px, views)
+        whole_scale = input_px / max(h, w)
+        sure = self.sure(cards)
+        if len(sure):
+            card_input_px = float(np.median(sure.long_side_px)) * whole_scale
+            if card_input_px >= s.min_card_long_side_input_px:
+                return cards
+            zoom = s.target_card_long_side_input_px / max(card_input_px, 1.0)
+        else:
+            zoom = 3.0  # nothing at all: look closer once
+        scale = min(whole_scale * zoom, s.max_upscale)
+        if scale <= whole_scale * 1.2:
+            return cards
+        long_side = round(max(h, w) * scale)
+        if detector.dynamic and long_side <= s.max_whole_input_px:
+            # Seen whole: a better look, though often surer of fewer boxes (fewer copies).
+            return detector.detect(image_bgr, long_side, views)
+        tiled = self.tiled(detector, image_bgr, scale, input_px)
+        return tiled if len(self.sure(tiled)) >= len(sure) else cards
+
+    def sure(self, cards: Cards) -> Cards:
+        """The cards the detector alone is sure of (all, when it proposes only those)."""
+        return cards[cards.confidence >= self.sure_confidence]
+
+    def tiled(self, detector: OnnxDetector, image_bgr: Array, scale: float, input_px: int) -> Cards:
+        """Detect on overlapping ``input_px`` tiles of the image resized by ``scale``."""
+        s = self.settings
+        h, w = image_bgr.shape[:2]
+        sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
+        interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        big = cv2.resize(image_bgr, (sw, sh), interpolation=interp)
+        step = max(1, int(input_px * (1 - s.tile_overlap_fraction)))
+        xs = list(range(0, max(sw - input_px, 0) + 1, step))
+        ys = list(range(0, max(sh - input_px, 0) + 1, step))
+        if xs[-1] + input_px < sw:
+            xs.append(sw - input_px)
+        if ys[-1] + input_px < sh:
+            ys.append(sh - input_px)
+        margin = 2.0
+        parts = []
+        for y0 in ys:
+            for x0 in xs:
+                tile = big[y0 : y0 + input_px, x0 : x0 + input_px]
+                if tile.shape[0] != input_px or tile.shape[1] != input_px:
+                    pad = np.full((input_px, input_px, 3), 114, np.uint8)
+                    pad[: tile.shape[0], : tile.shape[1]] = tile
+                    tile = pad
+                found = detector.infer(tile, self.views)  # a square of input_px
+                if not len(found):
+                    continue
+                # Cards cut by an inner tile edge are left to the neighbouring tile.
+                lo = found.corners.min(axis=1)
+                hi = found.corners.max(axis=1)
+                cut = np.zeros(len(found), bool)
+                if x0 > 0:
+                    cut |= lo[:, 0] < margin
+                if y0 > 0:
+                    cut |= lo[:, 1] < margin
+                if x0 + input_px < sw:
+                    cut |= hi[:, 0] > input_px - margin
+                if y0 + input_px < sh:
+                    cut |= hi[:, 1] > input_px - margin
+                found = found[~cut]
+                parts.append(found.transformed(1.0 / scale, (x0 / scale, y0 / scale)))
+        merged = Cards.concatenate(parts)
+        if not len(merged):
+            return merged
+        xywhr = quads_to_xywhr(merged.corners)
+        d = detector.settings
+        keep = rotated_nms(xywhr, merged.confidence, d.nms_iou, d.max_cards)
+        return merged[keep]

@@ -1,0 +1,126 @@
+"""`Namer`: each card's deck (a back) or colour (a face), and the other decks it could be.
+
+Naming runs in two steps around the card check: a first look at every candidate
+(`first_look`), which the check reads, then the naming of the cards kept (`name`): their
+first look averaged with more looks (`naming_views`), each back weighed with the backs it
+touches (`vision.name.neighbours`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.core.cards import BACK, Cards
+from vision.core.first_look import FirstLook
+from vision.core.settings import VisionSettings
+from vision.core.types import Array
+from vision.name.classifier import DeckClassifier
+
+
+@dataclass(frozen=True)
+class Named:
+    """Cards with their names, and per card the other decks of the profile it could be."""
+
+    cards: Cards
+    could_be: tuple[tuple[str, ...], ...]
+
+
+class Namer:
+    """Names cards with one deck classifier.
+
+    Args:
+        classifier: the deck classifier (built-in or a profile's).
+        settings: the naming settings (`VisionSettings`).
+        views: looks at each kept card that naming averages (`vision.name.looks`).
+    """
+
+    def __init__(self, classifier: DeckClassifier, settings: VisionSettings, views: int) -> None:
+        if not 1 <= views <= 4:
+            raise ValueError(f"views must be within 1..4, got {views}")
+        self.classifier = classifier
+        self.settings = settings
+        self.views = views
+
+    def first_look(
+        self, image_bgr: Array, candidates: Cards, profile: tuple[str, ...]
+    ) -> FirstLook:
+        """One read of every candidate as found, limited to the profile for the check."""
+        c = self.classifier
+        rectifier = c.rectifier(image_bgr)
+        p = c.card_probabilities(image_bgr, candidates, rectifier=rectifier)
+        within, _ = c.within_profile(p, profile)
+        return FirstLook(p, within, c.profile_decks(profile), c.other_class, rectifier)
+
+    def probabilities(self, image_bgr: Array, cards: Cards, look: FirstLook) -> Array:
+        """The kept cards' probabilities for naming: their `views` looks averaged."""
+        if self.views == 1:
+            return look.probabilities
+        return self.classifier.card_probabilities(
+            image_bgr, cards, self.views, as_found=look.probabilities, rectifier=look.rectifier
+        )
+
+    def name(
+        self, image_bgr: Array, cards: Cards, look: FirstLook, profile: tuple[str, ...]
+    ) -> Named:
+        """The cards named, with the decks each back could be besides its name."""
+        p = self.probabilities(image_bgr, cards, look)
+        named = self.classifier.classify(
+            image_bgr, cards, profile, self.settings.neighbours(), probabilities=p
+        )
+        return Named(named, tuple(self.could_be(p, profile, named.deck)))
+
+    def possible_decks(
+        self, possible: Cards | None, look: FirstLook, profile: tuple[str, ...]
+    ) -> tuple[tuple[str, ...], ...]:
+        """The decks each possible card could be (none for a face; none without a check)."""
+        if possible is None:
+            return ()
+        return tuple(
+            others if side == BACK else ()
+            for others, side in zip(
+                self.could_be(look.probabilities, profile), possible.side, strict=True
+            )
+        )
+
+    def could_be(
+        self,
+        probabilities: Array,
+        profile: tuple[str, ...],
+        named: Sequence[str | None] | None = None,
+    ) -> list[tuple[str, ...]]:
+        """For each card, the decks of the profile other than its name (``named``) that it
+        is at least ``alternative_min_probability`` likely to be."""
+        c = self.classifier
+        allowed = c.allowed(profile)
+        decks = [d for d in c.decks if d in allowed]
+        p, _ = c.profile_probabilities(probabilities, profile)
+        bar = self.settings.alternative_min_probability
+        exclude = list(named) if named is not None else None
+        return alternatives(p, c.classes, decks, bar, exclude=exclude)
+
+    @property
+    def enrolled(self) -> bool:
+        """Whether the classifier is a profile's own (fitted by ``tallero enroll``)."""
+        return bool(self.classifier.enrolled)
+
+
+def alternatives(
+    probabilities: np.ndarray,
+    classes: Sequence[str],
+    decks: Sequence[str],
+    min_probability: float,
+    exclude: Sequence[str | None] | None = None,
+) -> list[tuple[str, ...]]:
+    """For each row, the ``decks`` it is at least ``min_probability`` likely to be, most
+    likely first, leaving out that row's ``exclude`` deck (its own name)."""
+    col = {c: k for k, c in enumerate(classes)}
+    present = [d for d in decks if d in col]
+    out = []
+    for i, row in enumerate(np.asarray(probabilities, np.float64)):
+        own = exclude[i] if exclude is not None else None
+        cand = [(float(row[col[d]]), d) for d in present if d != own]
+        out.append(tuple(d for p, d in sorted(cand, reverse=True) if p >= min_probability))
+    return out
