@@ -36,7 +36,7 @@ def keep_photo(path: Path, home: Path) -> tuple[Path, str]:
 
 
 def commit_photo_round(
-    home: Path,
+    ledger: Ledger,
     game_id: int,
     counts: RoundCounts,
     result: PhotoRound,
@@ -59,10 +59,7 @@ def commit_photo_round(
     note = "; ".join(notes)
     if reason and reason.strip():
         note = f"{note} ({reason.strip()})" if note else reason.strip()
-    with Ledger.open(home) as ledger:
-        return ledger.add_round(
-            game_id, counts, force=force, evidence=evidence, reason=note or None
-        )
+    return ledger.add_round(game_id, counts, force=force, evidence=evidence, reason=note or None)
 
 
 def photo_round_json(

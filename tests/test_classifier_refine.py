@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from vision.name.classifier import DeckClassifier
+from vision.train.classifier import refine_classifier
 from vision.train.deck_net import class_counts
-from vision.train.stages import TrainRecipe, refine_classifier
+from vision.train.stages import TrainRecipe
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "models"

@@ -113,8 +113,9 @@ def test_class_counts_are_the_truth_crops_labels() -> None:
 
 
 def test_a_trained_classifier_carries_its_truth_crops_per_class(tmp_path: Path) -> None:
+    from vision.train.classifier import _save_classifier
     from vision.train.deck_net import build_net
-    from vision.train.stages import TrainRecipe, _save_classifier
+    from vision.train.stages import TrainRecipe
 
     labels = np.array([0, 0, 0, 4, 12, 12], np.int64)
     out = tmp_path / "decks.onnx"

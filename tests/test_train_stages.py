@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from vision.train.stages import TrainRecipe, polish_detector, refine_detector, train_card_look
+from vision.train.checks import train_card_look
+from vision.train.detector import polish_detector, refine_detector
+from vision.train.stages import TrainRecipe
 
 
 def test_refine_needs_the_first_detector(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np  # noqa: F401 - used in annotations
 
 from scoring.errors import ModelError, UsageError
+from scoring.home import tallero_home
 
 DEFAULT_PROFILE = "default"
 PROFILE_FILE = "profile.json"
@@ -167,3 +168,17 @@ class ProfileStore:
     def delete(self, profile: Profile) -> None:
         if profile.folder.is_dir():
             shutil.rmtree(profile.folder)
+
+
+def load_profile(name: str | None) -> Profile:
+    """The profile asked for (`profile_name`) in ``$TALLERO_HOME``."""
+    return ProfileStore(tallero_home()).load(profile_name(name))
+
+
+def classifier_for(name: str | None) -> tuple[Path | None, tuple[str, ...] | None]:
+    """The deck classifier and decks counting should use: the profile's, once enrolled."""
+    profile = load_profile(name)
+    path = profile.classifier_path
+    if path is None or not profile.decks:
+        return None, None
+    return path, profile.deck_names

@@ -35,19 +35,6 @@ SMALL_CARD_PX = 150
 ENROLL_MIN_CONFIDENCE = 0.5
 
 
-def load_profile(name: str | None) -> Profile:
-    return ProfileStore(tallero_home()).load(profile_name(name))
-
-
-def classifier_for(name: str | None) -> tuple[Path | None, tuple[str, ...] | None]:
-    """The deck classifier and decks counting should use: the profile's, once enrolled."""
-    profile = load_profile(name)
-    path = profile.classifier_path
-    if path is None or not profile.decks:
-        return None, None
-    return path, profile.deck_names
-
-
 def enroll_layout(
     photos: Sequence[Path],
     names: Sequence[str],

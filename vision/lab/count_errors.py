@@ -156,7 +156,7 @@ def analyse_dir(
     """Count every image of a labelled set and sort its wrong pairs' errors (with the
     enrolled decks of ``profile`` when it has any, as `tallero eval --profile`)."""
     from vision.count.counter import Counter as CardCounter
-    from vision.enroll.run import classifier_for
+    from vision.enroll.profiles import classifier_for
 
     classifier, enrolled = classifier_for(profile)
     counter = CardCounter(

@@ -84,7 +84,7 @@ def sweep(
     enrolled classifier and decks (not together with ``classifier``).
     """
     from vision.count.counter import Counter
-    from vision.enroll.run import classifier_for
+    from vision.enroll.profiles import classifier_for
     from vision.evaluate.metrics import evaluate_dir
 
     decks = None

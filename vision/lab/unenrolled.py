@@ -74,7 +74,7 @@ def check_dir(
 ) -> dict[str, Any]:
     """Count every scene of ``directory`` with ``profile``'s enrolled decks and score it."""
     from vision.count.counter import Counter
-    from vision.enroll.run import classifier_for
+    from vision.enroll.profiles import classifier_for
 
     classifier, enrolled = classifier_for(profile)
     if enrolled is None:

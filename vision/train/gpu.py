@@ -323,7 +323,7 @@ def export(run_dir: Path, models: Path) -> None:
     import torch
 
     from vision.train.deck_net import build_net, save_classifier
-    from vision.train.stages import _export_onnx
+    from vision.train.detector import _export_onnx
 
     models.mkdir(parents=True, exist_ok=True)
     meta = json.loads((run_dir / "decks.json").read_text())

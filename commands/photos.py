@@ -1,0 +1,237 @@
+"""Counting and scoring from photos: count, score, eval and bench."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from commands.app import (
+    CountsOpt,
+    DecksOpt,
+    ForceOpt,
+    GameOpt,
+    JsonOpt,
+    ModelOpt,
+    PilesOpt,
+    ProfileOpt,
+    ThreadsOpt,
+    app,
+    emit_json,
+    make_counter,
+    pile_tops,
+    print_table,
+    report_status,
+)
+from scoring.errors import UsageError
+
+
+@app.command("score")
+def score(
+    dutch_photo: Annotated[
+        Path, typer.Option("--dutch", help="Photo of the sorted Dutch cards, backs up.")
+    ],
+    blitz_photo: Annotated[
+        Path | None, typer.Option("--blitz", help="Photo of the Blitz leftovers, backs up.")
+    ] = None,
+    game: GameOpt = None,
+    commit: Annotated[
+        bool, typer.Option("--commit", help="Append the round to the sheet with its evidence.")
+    ] = False,
+    accept: Annotated[
+        bool, typer.Option("--accept", help="Confirm the flagged cards: the counts stand.")
+    ] = False,
+    fix_dutch: CountsOpt = None,
+    fix_blitz: CountsOpt = None,
+    reason: Annotated[
+        str | None, typer.Option("--reason", help="Why counts were corrected or accepted.")
+    ] = None,
+    piles: PilesOpt = None,
+    annotate: Annotated[
+        Path | None,
+        typer.Option("--annotate", help="Folder for annotated photos (default: in TALLERO_HOME)."),
+    ] = None,
+    model: Annotated[Path | None, typer.Option("--model", help="Detector to use.")] = None,
+    profile: Annotated[
+        str | None, typer.Option("--profile", help="Profile of enrolled decks.")
+    ] = None,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Score a round from photos: count every deck, map decks to players, show the round."""
+    from scoring.evidence import commit_photo_round, keep_photo, photo_round_json
+    from scoring.home import tallero_home
+    from scoring.ledger import Evidence, Ledger
+    from scoring.parse import parse_counts
+    from scoring.report import round_table
+    from scoring.rules import build_round
+    from scoring.tally import round_from_tallies
+    from vision.count.photos import count_photos
+    from vision.count.tally import tally_of
+
+    home = tallero_home()
+    with Ledger.open(home) as ledger:
+        g = ledger.game(game)
+        named = g.setup.player_named
+        fixes_d = {named(k): v for k, v in parse_counts(fix_dutch or [], "Dutch").items()}
+        fixes_b = {named(k): v for k, v in parse_counts(fix_blitz or [], "Blitz").items()}
+        if (fixes_d or fixes_b) and not (reason and reason.strip()):
+            raise UsageError('a hand correction needs --reason "..."')
+        counter = make_counter(model, None, profile)
+        unknown_decks = [s.deck.id for s in g.setup.seats if s.deck.id not in counter.decks]
+        if unknown_decks:
+            raise UsageError(
+                f"the deck model does not know {', '.join(unknown_decks)}; enroll "
+                "them (tallero enroll backs) or pick their profile with --profile"
+            )
+        game_decks = tuple(s.deck.id for s in g.setup.seats)
+        photos = count_photos(
+            counter, dutch_photo, blitz_photo, annotate or home / "annotated", game_decks
+        )
+        tallies = {p.role: tally_of(p.count) for p in photos}
+        tops = pile_tops(piles)
+        result = round_from_tallies(
+            g.setup, tallies["dutch"], tallies.get("blitz"), fixes_d, fixes_b, tops
+        )
+        counts = build_round(g.setup.players, result.dutch, result.blitz)
+        number = None
+        if commit:
+            evidence = []
+            for p in photos:
+                kept, sha = keep_photo(p.path, home)
+                evidence.append(
+                    Evidence(p.role, str(kept), sha, p.to_json(), p.count.model["name"])
+                )
+            number = commit_photo_round(
+                ledger, g.id, counts, result, evidence, accept, force, reason
+            )
+            g = ledger.game(g.id)
+    if as_json:
+        emit_json(photo_round_json(g, counts, result, [p.to_json() for p in photos], number))
+        return
+    print_table(round_table(g, number, counts, result.ranges))
+    for p in photos:
+        typer.echo(f"{p.role} photo: {p.path} -> annotated: {p.annotated}")
+    if blitz_photo is None:
+        typer.echo("No Blitz photo: every Blitz pile counts 0 (correct with --fix-blitz).")
+    for line in result.corrections:
+        typer.echo(f"corrected by hand: {line}")
+    for problem in result.problems:
+        typer.echo(f"check: {problem}")
+    if number is not None:
+        typer.echo(f"Round {number} committed with its evidence.")
+        report_status(g)
+    elif result.problems:
+        typer.echo(
+            "Not committed. Look at the annotated photo, then --accept or correct with "
+            '--fix-dutch/--fix-blitz NAME=N --reason "...", and add --commit.'
+        )
+    else:
+        typer.echo("Not committed (add --commit to append it to the sheet).")
+
+
+def _annotated_path(out: Path, image: Path, several: bool) -> Path:
+    if not several and out.suffix.lower() in (".png", ".jpg", ".jpeg", ".webp", ".bmp"):
+        return out
+    return out / f"{image.stem}.annotated.png"
+
+
+@app.command("count")
+def count(
+    images: Annotated[list[Path], typer.Argument(help="Photos or frames of the table.")],
+    as_json: JsonOpt = False,
+    annotate: Annotated[
+        Path | None,
+        typer.Option("--annotate", help="Write the annotated image here (a folder for several)."),
+    ] = None,
+    model: ModelOpt = None,
+    decks: DecksOpt = None,
+    threads: ThreadsOpt = None,
+    profile: ProfileOpt = None,
+) -> None:
+    """Find every card with its deck and count the cards of each deck."""
+    from scoring.errors import ImageError
+    from vision.core.imageio import load_image
+    from vision.count.annotate import count_text
+    from vision.count.counter import Counter
+    from vision.count.photos import write_annotated
+
+    counter = make_counter(model, decks, profile, threads)
+    assert isinstance(counter, Counter)
+    bad: list[ImageError] = []
+    several = len(images) > 1
+    for image in images:
+        try:
+            image_bgr = load_image(image, counter.settings)  # decoded once: count and draw
+            result = counter.count(image_bgr, name=str(image))
+        except ImageError as exc:
+            # One line per bad file; the last one is raised so the exit code says so.
+            if bad:
+                typer.echo(f"tallero: error: {bad[-1]}", err=True)
+            bad.append(exc)
+            continue
+        if as_json:
+            emit_json(result.to_json())
+        else:
+            ranges = result.ranges
+            counts = ", ".join(f"{d} {count_text(n, ranges[d])}" for d, n in result.counts.items())
+            faces = int((result.cards.side == 1).sum())
+            line = f"{image}: {counts}; unknown {result.unknown}; faces {faces}"
+            if result.uncertain:
+                line += f"; uncertain cards {', '.join(map(str, result.uncertain))}"
+            if result.possible is not None and len(result.possible):
+                line += f"; possible cards not counted {len(result.possible)} (+? on the image)"
+            typer.echo(line)
+        if annotate is not None:
+            write_annotated(image_bgr, result, _annotated_path(annotate, image, several))
+    if bad:
+        raise bad[-1]
+
+
+@app.command("eval")
+def eval_(
+    directory: Annotated[Path, typer.Argument(help="Labelled synthetic set (images/, truth/).")],
+    model: ModelOpt = None,
+    as_json: JsonOpt = False,
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N images.")] = None,
+    threads: ThreadsOpt = None,
+    profile: ProfileOpt = None,
+) -> None:
+    """Score the counter on a labelled synthetic set, per layout kind and visibility band."""
+    from vision.count.counter import Counter
+    from vision.evaluate.metrics import evaluate_dir, format_table
+
+    if not (directory / "truth").is_dir():
+        raise UsageError(f"{directory}: no truth/ folder; not a labelled synthetic set")
+    counter = make_counter(model, None, profile, threads)
+    assert isinstance(counter, Counter)
+
+    def progress(done: int, total: int) -> None:
+        if not as_json and (done % 25 == 0 or done == total):
+            typer.echo(f"  {done}/{total} images", err=True)
+
+    ev = evaluate_dir(directory, counter, limit=limit, progress=progress)
+    if as_json:
+        payload = ev.to_json()
+        payload["model"] = counter.model_info
+        emit_json(payload)
+    else:
+        typer.echo(format_table(ev))
+
+
+@app.command("bench")
+def bench(
+    as_json: JsonOpt = False,
+    frames: Annotated[int, typer.Option("--frames", help="Frames to time (>= 100).")] = 120,
+    model: ModelOpt = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option("--baseline", help="Weights for the plain ultralytics baseline (.pt)."),
+    ] = None,
+) -> None:
+    """Time the live path (640x480 frames) and a 12 MP photo, against plain ultralytics."""
+    from vision.evaluate.bench import format_bench, run_bench
+
+    result = run_bench(frames=frames, model_path=model, baseline_path=baseline)
+    emit_json(result) if as_json else typer.echo(format_bench(result))

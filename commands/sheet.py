@@ -1,0 +1,294 @@
+"""The score sheet by hand: start a game, score, correct and undo rounds, read the sheet."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from commands.app import (
+    CountsOpt,
+    ForceOpt,
+    GameOpt,
+    JsonOpt,
+    PilesOpt,
+    ReasonOpt,
+    app,
+    emit_json,
+    game_app,
+    pile_tops,
+    print_table,
+    report_status,
+)
+from scoring.errors import UsageError
+
+
+def enrolled_deck_names(profile: str | None) -> tuple[str, ...]:
+    """Deck names enrolled in the profile (read from its JSON file; no model is loaded)."""
+    from scoring.home import tallero_home
+    from vision.enroll.profiles import ProfileStore, profile_name
+
+    return ProfileStore(tallero_home()).load(profile_name(profile)).deck_names
+
+
+@game_app.command("new")
+def game_new(
+    seats: Annotated[
+        list[str], typer.Argument(help="Players and their decks: Ann=pump Ben=carriage")
+    ],
+    target: Annotated[int, typer.Option(help="Points that end the game.")] = 75,
+    tie: Annotated[
+        str, typer.Option(help="Tie for highest at the end: play-on or share.")
+    ] = "play-on",
+    name: Annotated[str | None, typer.Option(help="A name for the game.")] = None,
+    profile: Annotated[
+        str | None, typer.Option("--profile", help="Profile whose enrolled decks may be used.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Start a game: 2 to 8 players, each bound to one deck."""
+    from scoring.decks import deck_by_name
+    from scoring.game import GameSetup, Seat, TiePolicy
+    from scoring.ledger import Ledger
+    from scoring.parse import split_pairs
+    from scoring.report import game_json
+
+    try:
+        policy = TiePolicy(tie)
+    except ValueError:
+        raise UsageError(f"--tie must be play-on or share, not {tie!r}") from None
+    enrolled = enrolled_deck_names(profile)
+    setup = GameSetup(
+        tuple(Seat(p, deck_by_name(d, enrolled)) for p, d in split_pairs(seats, "players")),
+        target=target,
+        tie=policy,
+    )
+    with Ledger.open() as ledger:
+        game = ledger.new_game(setup, name)
+    if as_json:
+        emit_json({"game": game_json(game)})
+        return
+    players = ", ".join(f"{s.player} ({s.deck.display})" for s in setup.seats)
+    typer.echo(f"Game {game.id} '{game.name}' started: {players}; first to {setup.target}.")
+
+
+@app.command("games")
+def games(as_json: JsonOpt = False) -> None:
+    """List every game with its standing."""
+    from rich.table import Table
+
+    from scoring.ledger import Ledger
+    from scoring.report import game_json, standing_json
+
+    with Ledger.open() as ledger:
+        ids = ledger.game_ids()
+        current = ledger.current_game_id() if ids else None
+        all_games = [ledger.game(i) for i in ids]
+    if as_json:
+        emit_json(
+            {
+                "games": [
+                    {
+                        **game_json(g),
+                        "rounds": len(g.live_rounds),
+                        "current": g.id == current,
+                        **standing_json(g),
+                    }
+                    for g in all_games
+                ]
+            }
+        )
+        return
+    if not all_games:
+        typer.echo("No games yet: start one with `tallero game new Ann=pump Ben=carriage`.")
+        return
+    table = Table(title="Games", title_justify="left")
+    for col in ("", "Id", "Name", "Players", "Rounds", "Status"):
+        table.add_column(col)
+    for g in all_games:
+        status = g.standing()
+        state = (
+            f"won by {' and '.join(status.winners)}"
+            if status.over
+            else (
+                f"{', '.join(status.leaders)} lead{'s' if len(status.leaders) == 1 else ''}"
+                if g.live_rounds
+                else "not started"
+            )
+        )
+        table.add_row(
+            "*" if g.id == current else "",
+            str(g.id),
+            g.name,
+            ", ".join(g.setup.players),
+            str(len(g.live_rounds)),
+            state,
+        )
+    print_table(table)
+
+
+@app.command("round")
+def round_(
+    dutch: CountsOpt = None,
+    blitz: CountsOpt = None,
+    piles: PilesOpt = None,
+    game: GameOpt = None,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Score a round by hand: every player's Dutch cards and Blitz cards left."""
+    from scoring.crosscheck import check_dutch_piles
+    from scoring.ledger import Ledger
+    from scoring.parse import parse_counts
+    from scoring.report import round_json, round_table
+    from scoring.rules import build_round, round_warnings
+
+    if not dutch or not blitz:
+        raise UsageError(
+            "both --dutch and --blitz are required, e.g. --dutch Ann=12,Ben=9 --blitz Ann=0,Ben=3"
+        )
+    with Ledger.open() as ledger:
+        setup = ledger.game(game).setup
+        counts = build_round(
+            setup.players,
+            {setup.player_named(k): v for k, v in parse_counts(dutch, "Dutch").items()},
+            {setup.player_named(k): v for k, v in parse_counts(blitz, "Blitz").items()},
+        )
+        problems: tuple[str, ...] = ()
+        tops = pile_tops(piles)
+        if tops is not None:
+            dutch_counts = {p: counts[p].dutch for p in setup.players}
+            problems = check_dutch_piles(tops, dutch_counts).problems
+        game_id = game if game is not None else ledger.current_game_id()
+        number = ledger.add_round(game_id, counts, force=force, extra_warnings=problems)
+        after = ledger.game(game_id)
+    warnings = round_warnings(counts) + list(problems)
+    if as_json:
+        emit_json(round_json(after, number, 1, counts, warnings))
+        return
+    for warning in warnings:
+        typer.echo(f"warning (forced): {warning}", err=True)
+    print_table(round_table(after, number, counts))
+    report_status(after)
+
+
+@app.command("sheet")
+def sheet(
+    game: GameOpt = None,
+    as_json: JsonOpt = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print the sheet as CSV.")] = False,
+) -> None:
+    """The score sheet: one column per round, the totals, the leader and the winner."""
+    from scoring.ledger import Ledger
+    from scoring.report import sheet_csv, sheet_json, sheet_notes, sheet_table
+
+    if as_json and as_csv:
+        raise UsageError("choose one of --json and --csv")
+    with Ledger.open() as ledger:
+        g = ledger.game(game)
+    if as_json:
+        emit_json(sheet_json(g))
+    elif as_csv:
+        typer.echo(sheet_csv(g), nl=False)
+    else:
+        print_table(sheet_table(g))
+        for note in sheet_notes(g):
+            typer.echo(note)
+
+
+@app.command("amend")
+def amend(
+    round_number: Annotated[int, typer.Argument(metavar="ROUND", help="Round number.")],
+    reason: ReasonOpt,
+    dutch: CountsOpt = None,
+    blitz: CountsOpt = None,
+    game: GameOpt = None,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Correct a round: a new revision with the changed counts and a reason."""
+    from scoring.ledger import Ledger
+    from scoring.parse import parse_counts
+    from scoring.report import round_json, round_table
+    from scoring.rules import round_warnings
+
+    if not dutch and not blitz:
+        raise UsageError("give the corrected counts with --dutch and/or --blitz")
+    with Ledger.open() as ledger:
+        g = ledger.game(game)
+        d = {g.setup.player_named(k): v for k, v in parse_counts(dutch or [], "Dutch").items()}
+        b = {g.setup.player_named(k): v for k, v in parse_counts(blitz or [], "Blitz").items()}
+        revision, counts = ledger.amend_round(g.id, round_number, d, b, reason, force=force)
+        after = ledger.game(g.id)
+    if as_json:
+        emit_json(
+            {
+                **round_json(after, round_number, revision, counts, round_warnings(counts)),
+                "reason": reason,
+            }
+        )
+        return
+    typer.echo(f"Round {round_number} amended (revision {revision}): {reason}")
+    print_table(round_table(after, round_number, counts))
+    report_status(after)
+
+
+@app.command("undo")
+def undo(reason: ReasonOpt, game: GameOpt = None, as_json: JsonOpt = False) -> None:
+    """Undo the last round; it stays in the history as a revision."""
+    from scoring.ledger import Ledger
+    from scoring.report import standing_json
+
+    with Ledger.open() as ledger:
+        game_id = game if game is not None else ledger.current_game_id()
+        number = ledger.undo_last_round(game_id, reason)
+        after = ledger.game(game_id)
+    if as_json:
+        emit_json(
+            {
+                "game": game_id,
+                "round": number,
+                "undone": True,
+                "reason": reason,
+                **standing_json(after),
+            }
+        )
+        return
+    typer.echo(f"Round {number} undone: {reason}")
+
+
+@app.command("history")
+def history(
+    round_number: Annotated[int, typer.Argument(metavar="ROUND", help="Round number.")],
+    game: GameOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Every revision of a round: counts, reasons and evidence."""
+    from scoring.ledger import Ledger
+    from scoring.report import history_json
+
+    with Ledger.open() as ledger:
+        g = ledger.game(game)
+        revisions = ledger.history(g.id, round_number)
+    if as_json:
+        emit_json(history_json(g, round_number, revisions))
+        return
+    typer.echo(f"Round {round_number} of {g.name} (game {g.id}): {len(revisions)} revision(s)")
+    for rev in revisions:
+        what = {"new": "scored", "amend": "amended", "undo": "undone"}[rev.kind]
+        typer.echo(
+            f"\nrevision {rev.number}  {rev.created_at}  {what}"
+            + (f": {rev.reason}" if rev.reason else "")
+        )
+        for warning in rev.warnings:
+            typer.echo(f"  forced past: {warning}")
+        if rev.counts:
+            for seat in g.setup.seats:
+                c = rev.counts[seat.player]
+                typer.echo(
+                    f"  {seat.player:<12} Dutch {c.dutch:>2}  Blitz {c.blitz:>2}  {c.points:+d}"
+                )
+        for e in rev.evidence:
+            typer.echo(
+                f"  evidence: {e.role} photo {e.path} (sha256 {e.sha256[:12]}, model {e.model_id})"
+            )

@@ -1,0 +1,152 @@
+"""The synthetic scenes and the training of the shipped models: dataset and train."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from commands.app import app, dataset_app
+from scoring.errors import UsageError
+
+
+@dataset_app.command("synth")
+def dataset_synth(
+    out: Annotated[Path, typer.Argument(help="Folder to write images/, labels/, truth/ into.")],
+    n: Annotated[int, typer.Option("--n", help="Number of scenes.")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", help="Dataset seed; scene i depends on it.")] = 0,
+    kind: Annotated[
+        str, typer.Option("--kind", help="sorted, blitz, piles, layout or mixed.")
+    ] = "mixed",
+    min_visible: Annotated[
+        float, typer.Option("--min-visible", help="Smallest visible fraction of a card (0.2-1).")
+    ] = 0.3,
+    decks: Annotated[
+        int | None, typer.Option("--decks", help="4 (classic) or 8 (with expansion); default both.")
+    ] = None,
+    imgsz: Annotated[int, typer.Option("--imgsz", help="Long side of the images, px.")] = 640,
+    workers: Annotated[int, typer.Option("--workers", help="Processes to use.")] = 2,
+    art: Annotated[str, typer.Option("--art", help="Art style of the decks.")] = "standin",
+    start: Annotated[int, typer.Option("--start", help="Index of the first scene.")] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+) -> None:
+    """Write synthetic table photos with OBB labels and per-image truth JSON."""
+    import time
+
+    from vision.synth.generate import synthesize
+
+    if n < 1:
+        raise UsageError("--n must be at least 1")
+    if workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out} exists and is not a folder")
+    t0 = time.perf_counter()
+    try:
+        synthesize(
+            out,
+            n,
+            seed,
+            kind=kind,
+            min_visible=min_visible,
+            decks=decks,
+            imgsz=imgsz,
+            workers=workers,
+            progress=not quiet,
+            art=art,
+            start=start,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    dt = time.perf_counter() - t0
+    typer.echo(f"{n} scenes in {dt:.1f} s ({n / dt:.1f} scenes/s) -> {out / 'data.yaml'}")
+
+
+@dataset_app.command("preview")
+def dataset_preview(
+    directory: Annotated[Path, typer.Argument(help="A synthetic dataset folder.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Contact sheet file (default DIR/preview.jpg).")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", help="Number of images on the sheet.")] = 16,
+    cols: Annotated[int, typer.Option("--cols", help="Images per row.")] = 4,
+    no_labels: Annotated[bool, typer.Option("--no-labels", help="Images only.")] = False,
+) -> None:
+    """Write a contact sheet of the dataset with the labels drawn on the cards."""
+    from vision.synth.preview import contact_sheet
+
+    if limit < 1 or cols < 1:
+        raise UsageError("--limit and --cols must be at least 1")
+    if not (directory / "truth").is_dir():
+        raise UsageError(f"{directory}: no truth/ folder; not a synthetic dataset")
+    try:
+        path = contact_sheet(directory, out, limit=limit, cols=cols, labels=not no_labels)
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+    typer.echo(f"contact sheet: {path}")
+
+
+@app.command("train")
+def train(
+    data: Annotated[Path, typer.Option("--data", help="Where the synthetic scenes go.")] = Path(
+        "data/cards"
+    ),
+    runs: Annotated[Path, typer.Option("--runs", help="Training runs and checkpoints.")] = Path(
+        "runs"
+    ),
+    out: Annotated[Path, typer.Option("--out", help="Where the exported models go.")] = Path(
+        "models"
+    ),
+    images: Annotated[int, typer.Option("--images", help="Training scenes.")] = 1800,
+    epochs: Annotated[int, typer.Option("--epochs", help="Detector epochs.")] = 5,
+    refine_epochs: Annotated[
+        int, typer.Option("--refine-epochs", help="Further detector epochs on all scenes.")
+    ] = 7,
+    polish_epochs: Annotated[
+        int, typer.Option("--polish-epochs", help="Last detector epochs at full size.")
+    ] = 5,
+    imgsz: Annotated[int, typer.Option("--imgsz", help="Detector input size, px.")] = 480,
+    stage: Annotated[
+        str,
+        typer.Option(
+            "--stage",
+            help="all, data, detector, detector-refine, detector-polish, classifier, "
+            "classifier-refine, export, card-check or card-look.",
+        ),
+    ] = "all",
+    refine_base: Annotated[
+        Path | None,
+        typer.Option(
+            "--classifier-base",
+            help="Classifier weights (.pt) the classifier-refine stage continues "
+            "(default: the classifier stage's).",
+        ),
+    ] = None,
+    crop_detector: Annotated[
+        Path | None,
+        typer.Option(
+            "--crop-detector",
+            help="ONNX detector whose finds the classifier-refine stage learns from "
+            "(default: the detector-refine stage's, exported).",
+        ),
+    ] = None,
+) -> None:
+    """Reproduce the shipped models: scenes, detector, deck classifier, ONNX export, card check
+    and card look.
+
+    Stages whose output exists are skipped; an interrupted detector resumes from its
+    last epoch.
+    """
+    from vision.train.stages import STAGES, TrainRecipe, run_stages
+
+    if stage != "all" and stage not in STAGES:
+        raise UsageError(f"--stage must be all or one of {', '.join(STAGES)}")
+    recipe = TrainRecipe(
+        train_images=images,
+        epochs=epochs,
+        refine_epochs=refine_epochs,
+        polish_epochs=polish_epochs,
+        imgsz_px=imgsz,
+    )
+    run_stages(stage, data, runs, out, recipe, refine_base, crop_detector)

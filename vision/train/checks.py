@@ -1,0 +1,122 @@
+"""Fitting the card check and the card look to the exported detector and classifier."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+
+from scoring.home import file_sha256
+from vision.train.stages import TrainRecipe, log_line
+
+
+def require_models(models: tuple[Path, ...], stages: str, scene_dirs: list[Path]) -> None:
+    """Refuse to start a fitting stage without the models and scenes it builds on."""
+    for path in models:
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: missing (run {stages})")
+    for d in scene_dirs:
+        if not (d / "truth").is_dir():
+            raise FileNotFoundError(f"{d}: missing (run the data stage)")
+
+
+def train_card_check(
+    data_root: Path,
+    detector: Path,
+    classifier: Path,
+    out: Path,
+    recipe: TrainRecipe,
+    log: Callable[[str], None] = log_line,
+) -> Path:
+    """Fit the card check on the shipped models' candidates in the fresh scenes."""
+    from vision.core.settings import VisionSettings
+    from vision.train.check_fit import candidate_table, fit_check, proposing_counter
+
+    if out.exists():
+        log(f"card check: already trained ({out})")
+        return out
+    dirs = [data_root / name for name, *_ in recipe.check_sets]
+    require_models((detector, classifier), "the export and classifier stages", dirs)
+    settings = VisionSettings()
+    t0 = time.time()
+    counter = proposing_counter(detector, classifier, settings, threads=recipe.threads)
+    x, y = candidate_table(dirs, counter, log)
+    log(f"card check: {len(x)} candidates, {int(y.sum())} real cards, {time.time() - t0:.0f} s")
+    notes = {
+        "sets": [list(s) for s in recipe.check_sets],
+        "detector_sha256": file_sha256(detector),
+        "classifier_sha256": file_sha256(classifier),
+        "candidate_min_confidence": settings.candidate_min_confidence,
+        "candidate_nms_iou": settings.candidate_nms_iou,
+    }
+    fit_check(
+        x,
+        y,
+        out,
+        hidden=recipe.check_hidden,
+        epochs=recipe.check_epochs,
+        seed=recipe.check_seed,
+        threads=recipe.threads,
+        notes=notes,
+        log=log,
+    )
+    log(f"card check: wrote {out} in {time.time() - t0:.0f} s")
+    return out
+
+
+def train_card_look(
+    data_root: Path,
+    detector: Path,
+    classifier: Path,
+    check: Path,
+    out: Path,
+    recipe: TrainRecipe,
+    log: Callable[[str], None] = log_line,
+) -> Path:
+    """Fit the card look on the crops of the candidates the shipped check is unsure of."""
+    from vision.core.settings import VisionSettings
+    from vision.detect.check import CardCheck
+    from vision.train.check_fit import proposing_counter
+    from vision.train.look_fit import LookShape, cached_table, fit_look, look_table
+
+    if out.exists():
+        log(f"card look: already trained ({out})")
+        return out
+    sets = (*recipe.check_sets, *recipe.look_extra_sets)
+    dirs = [data_root / name for name, *_ in sets]
+    require_models(
+        (detector, classifier, check), "the export, classifier and card-check stages", dirs
+    )
+    shape = LookShape()
+    t0 = time.time()
+    notes = {
+        "sets": [list(s) for s in sets],
+        "detector_sha256": file_sha256(detector),
+        "classifier_sha256": file_sha256(classifier),
+        "check_sha256": file_sha256(check),
+    }
+
+    def build() -> tuple:
+        counter = proposing_counter(detector, classifier, VisionSettings(), threads=recipe.threads)
+        return look_table(dirs, counter, CardCheck(check), shape, log)
+
+    crops, facts, labels = cached_table(
+        data_root / "card-look-table.npz", {**notes, "shape": asdict(shape)}, build, log
+    )
+    took = time.time() - t0
+    log(f"card look: {len(labels)} candidates in the band, {int(labels.sum())} cards, {took:.0f} s")
+    fit_look(
+        crops,
+        facts,
+        labels,
+        out,
+        shape,
+        epochs=recipe.look_epochs,
+        seed=recipe.look_seed,
+        threads=recipe.threads,
+        notes=notes,
+        log=log,
+    )
+    log(f"card look: wrote {out} in {time.time() - t0:.0f} s")
+    return out
