@@ -7,7 +7,7 @@ import pytest
 
 from vision.core.geometry import xywhr_to_corners
 from vision.core.settings import VisionSettings
-from vision.name.neighbours import looks_mixed, neighbour_consensus, touching_pairs
+from vision.name.neighbours import Neighbours, looks_mixed, neighbour_consensus, touching_pairs
 
 # Class columns of the probabilities below.
 BLUE_PUMP, PLOW, CARRIAGE, OTHER = range(4)
@@ -27,7 +27,7 @@ def probs(*rows: tuple[float, ...]) -> np.ndarray:
 def consensus(corners: np.ndarray, p: np.ndarray, members: np.ndarray | None = None) -> np.ndarray:
     if members is None:
         members = np.ones(len(p), bool)
-    return DEFAULTS.neighbours().apply(corners, p, members)
+    return Neighbours.from_settings(DEFAULTS).apply(corners, p, members)
 
 
 def test_sliver_in_a_fan_takes_the_fans_deck() -> None:
@@ -173,7 +173,7 @@ def test_in_a_loose_heap_a_sliver_keeps_its_own_look() -> None:
     assert consensus(corners, p)[2].argmax() == BLUE_PUMP
     np.testing.assert_allclose(consensus(corners, p), p)
     # The same cards read as a sorted pile (no heap test) pull the sliver to plow.
-    never = replace(DEFAULTS, neighbour_mixed_agreement=0.0).neighbours()
+    never = Neighbours.from_settings(replace(DEFAULTS, neighbour_mixed_agreement=0.0))
     assert never.apply(corners, p, np.ones(6, bool))[2].argmax() == PLOW
 
 

@@ -13,6 +13,17 @@ BACK = 0
 FACE = 1
 SIDE_NAMES = ("back", "face")
 
+# Real card proportions (poker-like Dutch Blitz cards), millimetres.
+CARD_W_MM = 56.0
+CARD_H_MM = 87.0
+CORNER_RADIUS_MM = 3.5
+
+# Pixels per millimetre of a card's picture as Tallero keeps it (the drawn art and the
+# enrolled pictures are CARD_W_PX x CARD_H_PX).
+ART_PX_PER_MM = 3.0
+CARD_W_PX = int(round(CARD_W_MM * ART_PX_PER_MM))
+CARD_H_PX = int(round(CARD_H_MM * ART_PX_PER_MM))
+
 
 def _object_array(values: Any, n: int) -> np.ndarray:
     out = np.empty(n, dtype=object)

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from vision.name.neighbours import Neighbours
-
+from typing import Any
 
 # Fractions that may also be None (the step they set is off).
 OPTIONAL_FRACTIONS = frozenset(
@@ -245,20 +241,6 @@ class VisionSettings:
             raise ValueError(
                 f"neighbour_mixed_agreement must lie in 0..1, got {self.neighbour_mixed_agreement}"
             )
-
-    def neighbours(self) -> Neighbours:
-        """How naming weighs the backs each back touches."""
-        from vision.name.neighbours import Neighbours
-
-        return Neighbours(
-            self.neighbour_weight,
-            self.neighbour_floor,
-            self.neighbour_reliability_power,
-            self.neighbour_rounds,
-            self.neighbour_mixed_sure,
-            self.neighbour_mixed_agreement,
-            self.neighbour_mixed_min_pairs,
-        )
 
     def card_chance_bar(self, detector_views: int) -> float:
         """The chance from which the card check keeps a candidate, for that many looks."""

@@ -16,9 +16,8 @@ import cv2
 import numpy as np
 
 from scoring.errors import TalleroError
-from vision.core.cards import Cards
+from vision.core.cards import CARD_H_PX, CARD_W_PX, Cards
 from vision.core.geometry import canonical_corners
-from vision.synth.decks import CARD_H_PX, CARD_W_PX
 
 
 class EnrollError(TalleroError):

@@ -18,6 +18,7 @@ from vision.core.first_look import FirstLook
 from vision.core.settings import VisionSettings
 from vision.core.types import Array
 from vision.name.classifier import DeckClassifier
+from vision.name.neighbours import Neighbours
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class Namer:
         """The cards named, with the decks each back could be besides its name."""
         p = self.probabilities(image_bgr, cards, look)
         named = self.classifier.classify(
-            image_bgr, cards, profile, self.settings.neighbours(), probabilities=p
+            image_bgr, cards, profile, Neighbours.from_settings(self.settings), probabilities=p
         )
         return Named(named, tuple(self.could_be(p, profile, named.deck)))
 

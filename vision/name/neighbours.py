@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.core.geometry import quad_overlaps
+from vision.core.settings import VisionSettings
 
 # Quads are grown about their centre by this fraction before testing for contact, so cards
 # laid edge to edge in a row count as touching.
@@ -55,6 +56,19 @@ class Neighbours:
     mixed_sure: float = 0.8
     mixed_agreement: float = 0.0
     mixed_min_pairs: int = 2
+
+    @classmethod
+    def from_settings(cls, s: VisionSettings) -> Neighbours:
+        """How naming weighs the backs each back touches, as the settings say."""
+        return cls(
+            s.neighbour_weight,
+            s.neighbour_floor,
+            s.neighbour_reliability_power,
+            s.neighbour_rounds,
+            s.neighbour_mixed_sure,
+            s.neighbour_mixed_agreement,
+            s.neighbour_mixed_min_pairs,
+        )
 
     def apply(
         self,

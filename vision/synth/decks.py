@@ -5,6 +5,12 @@ from __future__ import annotations
 from scoring.decks import CLASSIC, DECK_IDS, DECKS
 from scoring.decks import FACE_COLORS as FACE_COLORS  # the scene code reads them here
 from scoring.decks import FACE_VALUES as FACE_VALUES
+from vision.core.cards import ART_PX_PER_MM as ART_PX_PER_MM  # card geometry: core
+from vision.core.cards import CARD_H_MM as CARD_H_MM
+from vision.core.cards import CARD_H_PX as CARD_H_PX
+from vision.core.cards import CARD_W_MM as CARD_W_MM
+from vision.core.cards import CARD_W_PX as CARD_W_PX
+from vision.core.cards import CORNER_RADIUS_MM as CORNER_RADIUS_MM
 
 # The catalogue is the game's (scoring/decks.py); the art draws each deck's object in its ink.
 DECK_ART: dict[str, tuple[str, str]] = {d.id: (d.object, d.ink) for d in DECKS}
@@ -15,15 +21,6 @@ DISPLAY_NAMES: dict[str, str] = {d.id: d.display for d in DECKS}
 # Standard deck: a boy on red and blue, a girl on green and yellow.
 BOY_COLORS: frozenset[str] = frozenset({"red", "blue"})
 
-# Real card proportions (poker-like Dutch Blitz cards), millimetres.
-CARD_W_MM = 56.0
-CARD_H_MM = 87.0
-CORNER_RADIUS_MM = 3.5
-
-# Pixels per millimetre of the pre-rendered art (textures are CARD_W_PX x CARD_H_PX).
-ART_PX_PER_MM = 3.0
-CARD_W_PX = int(round(CARD_W_MM * ART_PX_PER_MM))
-CARD_H_PX = int(round(CARD_H_MM * ART_PX_PER_MM))
 
 # Ink colours as BGR, base shades; the art jitters around them.
 INK_BGR: dict[str, tuple[int, int, int]] = {
