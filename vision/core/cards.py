@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from vision.core.geometry import xywhr_to_corners
+from vision.core.types import Array
 
 BACK = 0
 FACE = 1
@@ -25,9 +26,22 @@ CARD_W_PX = int(round(CARD_W_MM * ART_PX_PER_MM))
 CARD_H_PX = int(round(CARD_H_MM * ART_PX_PER_MM))
 
 
-def _object_array(values: Any, n: int) -> np.ndarray:
+# What a column left out of the constructor holds until `Cards.__post_init__` fills it with
+# its neutral value for each row (one shared object, told apart by identity).
+_NOT_GIVEN: Array = np.zeros(0)
+
+
+def _not_given() -> Array:
+    return _NOT_GIVEN
+
+
+def _given(values: Any) -> bool:
+    return values is not None and values is not _NOT_GIVEN
+
+
+def _object_array(values: Any, n: int) -> Array:
     out = np.empty(n, dtype=object)
-    if values is not None:
+    if _given(values):
         out[:] = list(values)
     return out
 
@@ -50,31 +64,31 @@ class Cards:
             heard); 0 where nothing was classified.
     """
 
-    corners: np.ndarray
-    side: np.ndarray
-    confidence: np.ndarray
-    deck: np.ndarray = field(default=None)  # type: ignore[assignment]
-    deck_confidence: np.ndarray = field(default=None)  # type: ignore[assignment]
-    color: np.ndarray = field(default=None)  # type: ignore[assignment]
-    value: np.ndarray = field(default=None)  # type: ignore[assignment]
-    other_probability: np.ndarray = field(default=None)  # type: ignore[assignment]
+    corners: Array
+    side: Array
+    confidence: Array
+    deck: Array = field(default_factory=_not_given)
+    deck_confidence: Array = field(default_factory=_not_given)
+    color: Array = field(default_factory=_not_given)
+    value: Array = field(default_factory=_not_given)
+    other_probability: Array = field(default_factory=_not_given)
 
     def __post_init__(self) -> None:
         self.corners = np.asarray(self.corners, dtype=np.float32).reshape(-1, 4, 2)
         n = len(self.corners)
         self.side = np.asarray(self.side, dtype=np.int8).reshape(-1)
         self.confidence = np.asarray(self.confidence, dtype=np.float32).reshape(-1)
-        if self.deck is None or len(self.deck) != n or np.asarray(self.deck).dtype != object:
+        if not _given(self.deck) or len(self.deck) != n or np.asarray(self.deck).dtype != object:
             self.deck = _object_array(self.deck, n)
-        if self.deck_confidence is None:
+        if not _given(self.deck_confidence):
             self.deck_confidence = np.ones(n, dtype=np.float32)
         self.deck_confidence = np.asarray(self.deck_confidence, dtype=np.float32).reshape(-1)
-        if self.color is None or len(self.color) != n or np.asarray(self.color).dtype != object:
+        if not _given(self.color) or len(self.color) != n or np.asarray(self.color).dtype != object:
             self.color = _object_array(self.color, n)
-        if self.value is None:
+        if not _given(self.value):
             self.value = np.full(n, -1, dtype=np.int16)
         self.value = np.asarray(self.value, dtype=np.int16).reshape(-1)
-        if self.other_probability is None:
+        if not _given(self.other_probability):
             self.other_probability = np.zeros(n, dtype=np.float32)
         self.other_probability = np.asarray(self.other_probability, np.float32).reshape(-1)
         for name in (
@@ -148,21 +162,24 @@ class Cards:
         )
 
     @property
-    def centers(self) -> np.ndarray:
+    def centers(self) -> Array:
         """``(n, 2)`` card centres in pixels."""
-        return self.corners.mean(axis=1)
+        centres: Array = self.corners.mean(axis=1)
+        return centres
 
     @property
     def long_side_px(self) -> np.ndarray:
         """``(n,)`` length of each card's long edge in pixels."""
         a = np.linalg.norm(self.corners[:, 1] - self.corners[:, 0], axis=1)
         b = np.linalg.norm(self.corners[:, 2] - self.corners[:, 1], axis=1)
-        return np.maximum(a, b)
+        longer: Array = np.maximum(a, b)
+        return longer
 
     @property
     def overall_confidence(self) -> np.ndarray:
         """How sure we are of each card as a whole: the weaker of finding it and naming it."""
-        return np.minimum(self.confidence, self.deck_confidence)
+        weaker: Array = np.minimum(self.confidence, self.deck_confidence)
+        return weaker
 
     def transformed(self, scale: float, offset: tuple[float, float] = (0.0, 0.0)) -> Cards:
         """A copy with corners mapped by ``p * scale + offset``."""

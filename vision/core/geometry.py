@@ -27,8 +27,8 @@ def rotated_nms(xywhr: np.ndarray, scores: np.ndarray, iou: float, limit: int) -
         ((float(x), float(y)), (float(w), float(h)), float(np.degrees(r)))
         for x, y, w, h, r in xywhr
     ]
-    keep = cv2.dnn.NMSBoxesRotated(rects, scores.astype(np.float32).tolist(), 0.0, iou)
-    keep = np.asarray(keep, dtype=np.int64).reshape(-1)
+    found = cv2.dnn.NMSBoxesRotated(rects, scores.astype(np.float32).tolist(), 0.0, iou)
+    keep: np.ndarray = np.asarray(found, dtype=np.int64).reshape(-1)
     return keep[:limit]
 
 
@@ -109,4 +109,5 @@ def widened(corners: np.ndarray, margin: float) -> np.ndarray:
     """``(n, 4, 2)`` quads grown about their centres by ``margin`` (1.3: 30% larger)."""
     corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
     centres = corners.mean(axis=1, keepdims=True)
-    return (centres + (corners - centres) * np.float32(margin)).astype(np.float32)
+    grown: np.ndarray = (centres + (corners - centres) * np.float32(margin)).astype(np.float32)
+    return grown

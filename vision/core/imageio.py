@@ -6,7 +6,10 @@ Every failure becomes one :class:`scoring.errors.ImageError` with a clear messag
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -57,7 +60,7 @@ def load_image(path: str | Path, settings: VisionSettings | None = None) -> np.n
             raise ImageError(f"{path}: cannot decode image ({exc})") from None
 
 
-def _pil_open(image_module):  # noqa: ANN001, ANN202
+def _pil_open(image_module: ModuleType) -> Callable[..., Any]:
     """PIL's own ``Image.open``: once ultralytics is imported (training, the benchmark's
     baseline) it wraps it to install a HEIF plug-in on a file PIL cannot read, which
     offline only fails another way."""
@@ -65,7 +68,8 @@ def _pil_open(image_module):  # noqa: ANN001, ANN202
 
     patches = sys.modules.get("ultralytics.utils.patches")
     original = getattr(patches, "_image_open", None)
-    return original if callable(original) else image_module.open
+    opener: Callable[..., Any] = original if callable(original) else image_module.open
+    return opener
 
 
 def check_dimensions(path: Path | str, width: int, height: int, settings: VisionSettings) -> None:

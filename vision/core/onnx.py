@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
 
 
-def cpu_session(  # noqa: ANN201 - onnxruntime's type
+def cpu_session(
     path: Path, threads: int | None = None, spinning: bool = True
-):
+) -> ort.InferenceSession:
     """An onnxruntime CPU session of ``path`` on ``threads`` (default: all cores, at most 4).
 
     ``spinning``: whether the session's worker threads keep spinning for more work after a

@@ -78,7 +78,7 @@ class CountAnnotator:
         font_scale = max(0.35, 0.45 * unit)
         cards = count.cards
         uncertain = set(count.uncertain)
-        possible = count.possible.corners if count.possible is not None else []
+        possible = count.possible.corners if count.possible is not None else np.zeros((0, 4, 2))
         for corners in possible:
             # Black dashes on a white outline: seen on light and dark cards alike.
             quad = np.round(corners).astype(np.int32)

@@ -66,13 +66,15 @@ def _long_axis_deg(corners: np.ndarray) -> np.ndarray:
     e01 = corners[:, 1] - corners[:, 0]
     e12 = corners[:, 2] - corners[:, 1]
     long = np.where((np.linalg.norm(e01, axis=1) >= np.linalg.norm(e12, axis=1))[:, None], e01, e12)
-    return np.degrees(np.arctan2(long[:, 1], long[:, 0])) % 180.0
+    degrees: np.ndarray = np.degrees(np.arctan2(long[:, 1], long[:, 0])) % 180.0
+    return degrees
 
 
 def _angle_gap(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
     """Smallest difference between two axis directions, as a fraction of 90 degrees."""
     d = np.abs(np.asarray(a) - np.asarray(b)) % 180.0
-    return np.minimum(d, 180.0 - d) / 90.0
+    gap: np.ndarray = np.minimum(d, 180.0 - d) / 90.0
+    return gap
 
 
 # Edges are read with the image scaled so a typical card's long side is at most this long.
@@ -92,7 +94,7 @@ def edge_features(gray: np.ndarray, corners: np.ndarray, scale: float = 1.0) -> 
     n = len(corners)
     if n == 0:
         return np.zeros((0, 4), np.float32)
-    g = np.asarray(gray, np.float32)
+    g: np.ndarray = np.asarray(gray, np.float32)
     if scale < 1.0:
         g = cv2.resize(g, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     g = cv2.GaussianBlur(g, (0, 0), 1.0)

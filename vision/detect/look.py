@@ -32,7 +32,8 @@ TASK = "tallero-card-look"
 def logit(p: np.ndarray) -> np.ndarray:
     """Log odds of probabilities, clipped away from 0 and 1."""
     p = np.clip(np.asarray(p, np.float64), 1e-6, 1 - 1e-6)
-    return np.log(p / (1 - p))
+    odds: np.ndarray = np.log(p / (1 - p))
+    return odds
 
 
 class CardLook:

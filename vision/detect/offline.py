@@ -67,4 +67,5 @@ def import_ultralytics(threads: int | None = None) -> ModuleType:
     import torch
 
     torch.set_num_threads(n)
-    return ultralytics
+    module: ModuleType = ultralytics
+    return module

@@ -129,7 +129,7 @@ def _framings(picture: np.ndarray, shift_fraction: float = 0.03) -> list[np.ndar
     h, w = picture.shape[:2]
     out = [picture, np.ascontiguousarray(picture[::-1, ::-1])]
     for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-        m = np.float32([[1, 0, dx * shift_fraction * w], [0, 1, dy * shift_fraction * h]])
+        m = np.array([[1, 0, dx * shift_fraction * w], [0, 1, dy * shift_fraction * h]], np.float32)
         out.append(cv2.warpAffine(picture, m, (w, h), borderMode=cv2.BORDER_REPLICATE))
     return out
 
@@ -190,7 +190,8 @@ def pair_decks(
         if score > best_score:
             best, best_score = perm, score
     assert best is not None
-    anchors, kin = {}, {}
+    anchors: dict[str, str] = {}
+    kin: dict[str, str] = {}
     for i, j in enumerate(best):
         (anchors if table[i, j] >= min_probability else kin)[clf.decks[j]] = names[i]
     return anchors, kin
@@ -241,7 +242,7 @@ def _shift_logit(net: Any, index: int, factor: float) -> None:
         net.head.bias[index] += float(np.log(factor))
 
 
-def blend_weights(net: Any, state: dict, keep: float, skip: tuple[str, ...] = ()) -> None:
+def blend_weights(net: Any, state: dict[str, Any], keep: float, skip: tuple[str, ...] = ()) -> None:
     """Move ``net``'s floating-point weights and statistics to ``keep * state + (1 - keep)
     * own`` (counters, such as batch norm's batches seen, and keys starting with one of
     ``skip`` stay the net's own)."""
@@ -254,7 +255,9 @@ def blend_weights(net: Any, state: dict, keep: float, skip: tuple[str, ...] = ()
                 value.mul_(1 - keep).add_(state[key].to(value.dtype), alpha=keep)
 
 
-def _init_state(init: dict, classes: tuple[str, ...], anchors: dict[str, str]) -> dict:
+def _init_state(
+    init: dict[str, Any], classes: tuple[str, ...], anchors: dict[str, str]
+) -> dict[str, Any]:
     """The shipped classifier's weights with its head rows mapped onto ``classes``.
 
     Face colours and ``other`` keep their rows; an enrolled deck takes the row of the
@@ -349,7 +352,7 @@ def fit_profile_classifier(
     )
     with tempfile.TemporaryDirectory(prefix="tallero-enroll-") as tmp:
         t0 = time.perf_counter()
-        dirs = []
+        dirs: list[Path] = []
         # Mostly sorted piles (rows, fans, heaps of each deck), some Blitz leftovers; the
         # user's art, and (a share of scenes) the stand-in art with anchored names.
         n_standin = round(recipe.scenes * recipe.standin_share) if anchors else 0

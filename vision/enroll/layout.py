@@ -39,7 +39,7 @@ def rectify(
 ) -> np.ndarray:
     """The card inside ``corners`` warped to an upright ``height_px`` x ``width_px`` picture."""
     src = canonical_corners(np.asarray(corners, np.float32).reshape(1, 4, 2))[0]
-    dst = np.float32([[0, 0], [width_px, 0], [width_px, height_px], [0, height_px]])
+    dst = np.array([[0, 0], [width_px, 0], [width_px, height_px], [0, height_px]], np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
     return cv2.warpPerspective(
         image_bgr, m, (width_px, height_px), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
@@ -50,7 +50,7 @@ def draw_found(image_bgr: np.ndarray, cards: Cards, path: Path) -> Path:
     """Write the photo with what was found outlined and numbered left to right."""
     out = image_bgr.copy()
     unit = max(1.0, max(out.shape[:2]) / 1000)
-    order = np.argsort(cards.centers[:, 0]) if len(cards) else []
+    order = np.argsort(cards.centers[:, 0]) if len(cards) else np.zeros(0, np.int64)
     for k, i in enumerate(order, 1):
         quad = np.round(cards.corners[i]).astype(np.int32)
         cv2.polylines(out, [quad], True, (255, 0, 255), max(1, int(3 * unit)), cv2.LINE_AA)

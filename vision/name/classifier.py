@@ -110,7 +110,8 @@ class DeckClassifier:
         logits = self.session.run(["logits"], {"crops": to_blob(crops_bgr)})[0]
         logits = logits - logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
-        return p / p.sum(axis=1, keepdims=True)
+        softmax: np.ndarray = p / p.sum(axis=1, keepdims=True)
+        return softmax
 
     def card_probabilities(
         self,

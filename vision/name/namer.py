@@ -90,7 +90,7 @@ class Namer:
         self,
         probabilities: Array,
         profile: tuple[str, ...],
-        named: Sequence[str | None] | None = None,
+        named: Sequence[str | None] | Array | None = None,
     ) -> list[tuple[str, ...]]:
         """For each card, the decks of the profile other than its name (``named``) that it
         is at least ``alternative_min_probability`` likely to be."""
