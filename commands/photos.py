@@ -60,9 +60,9 @@ def score(
     as_json: JsonOpt = False,
 ) -> None:
     """Score a round from photos: count every deck, map decks to players, show the round."""
-    from scoring.evidence import commit_photo_round, keep_photo, photo_round_json
+    from scoring.evidence import Photo, commit_photo_round, photo_round_json
     from scoring.home import tallero_home
-    from scoring.ledger import Evidence, Ledger
+    from scoring.ledger import Ledger
     from scoring.parse import parse_counts
     from scoring.report import round_table
     from scoring.rules import build_round
@@ -97,14 +97,9 @@ def score(
         counts = build_round(g.setup.players, result.dutch, result.blitz)
         number = None
         if commit:
-            evidence = []
-            for p in photos:
-                kept, sha = keep_photo(p.path, home)
-                evidence.append(
-                    Evidence(p.role, str(kept), sha, p.to_json(), p.count.model["name"])
-                )
+            kept = [Photo(p.role, p.path, p.to_json(), p.count.model["name"]) for p in photos]
             number = commit_photo_round(
-                ledger, g.id, counts, result, evidence, accept, force, reason
+                ledger, home, g.id, counts, result, kept, accept, force, reason
             )
             g = ledger.game(g.id)
     if as_json:

@@ -9,12 +9,13 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from scoring.errors import NeedsForce
 from scoring.home import file_sha256
-from scoring.ledger import Evidence, Game, Ledger
+from scoring.ledger import Evidence, Game, Ledger, confirm_round
 from scoring.report import counts_json, standing_json
 from scoring.rules import RoundCounts
 from scoring.tally import PhotoRound
@@ -35,17 +36,33 @@ def keep_photo(path: Path, home: Path) -> tuple[Path, str]:
     return kept, sha
 
 
+@dataclass(frozen=True)
+class Photo:
+    """A photo a round was read off, and what the camera saw in it."""
+
+    role: str  # "dutch" or "blitz"
+    path: Path
+    detections: Any  # JSON-serialisable: the count of the photo
+    model_id: str
+
+
 def commit_photo_round(
     ledger: Ledger,
+    home: Path,
     game_id: int,
     counts: RoundCounts,
     result: PhotoRound,
-    evidence: Sequence[Evidence],
+    photos: Sequence[Photo],
     accept: bool,
     force: bool,
     reason: str | None,
 ) -> int:
-    """Append a round read off photos; flagged problems need ``accept`` or corrections."""
+    """Append a round read off photos, with the photos kept as its evidence.
+
+    Flagged problems need ``accept`` or corrections, and counts possible only by mistake
+    need ``force``; every check runs before a photo is copied, so a refused round leaves
+    nothing in the evidence folder.
+    """
     if result.problems and not (accept or result.corrections):
         raise NeedsForce(
             "not committed: "
@@ -53,12 +70,18 @@ def commit_photo_round(
             + ". Look at the annotated photo, then confirm with --accept or correct with "
             "--fix-dutch/--fix-blitz NAME=N --reason"
         )
+    confirm_round(counts, force)
+    ledger.require_open(game_id)
     notes = [f"corrected by hand: {c}" for c in result.corrections]
     if accept:
         notes += [f"accepted: {p}" for p in result.problems]
     note = "; ".join(notes)
     if reason and reason.strip():
         note = f"{note} ({reason.strip()})" if note else reason.strip()
+    evidence = []
+    for photo in photos:
+        kept, sha = keep_photo(photo.path, home)
+        evidence.append(Evidence(photo.role, str(kept), sha, photo.detections, photo.model_id))
     return ledger.add_round(game_id, counts, force=force, evidence=evidence, reason=note or None)
 
 

@@ -88,7 +88,7 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def _confirm(counts: RoundCounts, force: bool, extra: Sequence[str] = ()) -> list[str]:
+def confirm_round(counts: RoundCounts, force: bool, extra: Sequence[str] = ()) -> list[str]:
     """The round's warnings (and ``extra`` ones); without ``force`` any stops the write."""
     warnings = round_warnings(counts) + list(extra)
     if warnings and not force:
@@ -299,6 +299,17 @@ class Ledger:
 
     # --- rounds --------------------------------------------------------------------
 
+    def require_open(self, game_id: int) -> Game:
+        """The game, which must not be over yet (``LedgerError`` if it is)."""
+        game = self.game(game_id)
+        status = game.standing()
+        if status.over:
+            raise LedgerError(
+                f"game {game_id} is over ({' and '.join(status.winners)} won); "
+                "start a new one with `tallero game new`"
+            )
+        return game
+
     def add_round(
         self,
         game_id: int,
@@ -314,15 +325,9 @@ class Ledger:
         Counts that are possible only by mistake, and any ``extra_warnings`` (such as a
         failed Dutch-pile cross-check), raise ``NeedsForce`` unless ``force``.
         """
-        warnings = _confirm(counts, force, extra_warnings)
+        warnings = confirm_round(counts, force, extra_warnings)
         with self._transaction() as db:
-            game = self.game(game_id)  # read inside the lock: the state we write against
-            status = game.standing()
-            if status.over:
-                raise LedgerError(
-                    f"game {game_id} is over ({' and '.join(status.winners)} won); "
-                    "start a new one with `tallero game new`"
-                )
+            game = self.require_open(game_id)  # read inside the lock: the state we write against
             number = 1 + max((r.number for r in game.rounds), default=0)
             cur = db.execute(
                 "INSERT INTO rounds (game_id, number, created_at) VALUES (?, ?, ?)",
@@ -359,7 +364,7 @@ class Ledger:
             counts = build_round(game.setup.players, dutch, blitz)
             if counts == record.counts:
                 raise LedgerError(f"the amendment changes nothing in round {number}")
-            warnings = _confirm(counts, force)
+            warnings = confirm_round(counts, force)
             revision = record.revision + 1
             self._write_revision(
                 db,
