@@ -186,26 +186,44 @@ def count(
 
 @app.command("eval")
 def eval_(
-    directory: Annotated[Path, typer.Argument(help="Labelled synthetic set (images/, truth/).")],
+    directory: Annotated[
+        Path,
+        typer.Argument(
+            help="A labelled synthetic set (images/, truth/) or a folder of real photos "
+            "with Pascal VOC boxes (NAME.jpg beside NAME.xml)."
+        ),
+    ],
     model: ModelOpt = None,
     as_json: JsonOpt = False,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N images.")] = None,
     threads: ThreadsOpt = None,
     profile: ProfileOpt = None,
+    split: Annotated[
+        str,
+        typer.Option("--split", help="Real photos only: all, val (never trained on) or train."),
+    ] = "all",
 ) -> None:
-    """Score the counter on a labelled synthetic set, per layout kind and visibility band."""
-    from vision.count.counter import Counter
+    """Score the counter on a labelled set: per layout kind and visibility band, or, on real
+    photos, how many of their cards it finds."""
     from vision.evaluate.metrics import evaluate_dir, format_table
+    from vision.evaluate.photos import evaluate_photos, format_photo_table, is_voc_folder
 
-    if not (directory / "truth").is_dir():
-        raise UsageError(f"{directory}: no truth/ folder; not a labelled synthetic set")
+    real = directory.is_dir() and is_voc_folder(directory)
+    if not real and not (directory / "truth").is_dir():
+        raise UsageError(f"{directory}: no truth/ folder and no VOC files; not a labelled set")
     counter = make_counter(model, None, profile, threads)
-    assert isinstance(counter, Counter)
 
     def progress(done: int, total: int) -> None:
         if not as_json and (done % 25 == 0 or done == total):
             typer.echo(f"  {done}/{total} images", err=True)
 
+    if real:
+        found = evaluate_photos(directory, counter, split, limit, progress)
+        if as_json:
+            emit_json({**found.to_json(), "split": split, "model": counter.model_info})
+        else:
+            typer.echo(format_photo_table(found, split))
+        return
     ev = evaluate_dir(directory, counter, limit=limit, progress=progress)
     if as_json:
         payload = ev.to_json()
