@@ -15,7 +15,7 @@ import numpy as np
 from vision.synth.art_figures import FigureSpec, draw_figure, random_figure
 from vision.synth.art_glyphs import NumberFont, random_font, text_mask, text_width
 from vision.synth.decks import BOY_COLORS, FACE_BGR, FACE_COLORS
-from vision.synth.print_effects import edge_wear, low_freq_noise, rounded_rect_pts
+from vision.synth.print_effects import grain, low_freq_noise, rounded_rect_pts, scuff_edges
 
 LAYOUTS = ("full", "bordered", "bleed")
 # HSV (OpenCV: hue 0..180) jitter a face colour may take and still read as itself
@@ -137,17 +137,21 @@ def print_face(
     light = np.array([250, 250, 248], np.float32)
     dark = np.clip(base * 0.3, 0, 255)
     ink = {"light": light, "dark": dark, "color": base}[spec.number_ink]
-    if spec.number_ink == "color" or spec.layout == "bordered":
-        # a light badge behind coloured numbers keeps them legible on any layout
-        badge = cv2.dilate(mask, np.ones((int(ppm * 1.6) | 1,) * 2, np.uint8))
-        img[badge > 127] = light
+    badge = spec.number_ink == "color" or spec.layout == "bordered"
+    if badge:
         ink = base if spec.number_ink != "dark" else dark
-    if spec.outline and spec.number_ink == "light":
-        edge = cv2.dilate(mask, np.ones((max(3, int(ppm * 0.7) | 1),) * 2, np.uint8))
-        a = edge.astype(np.float32)[..., None] / 255
-        img = img * (1 - a) + dark * a
-    a = mask.astype(np.float32)[..., None] / 255
-    img = img * (1 - a) + ink * a
+    # the numbers sit in a band at the top and at the bottom: paint only there
+    band = min(h // 2, int(corner + nh * 1.5 + 2 * ppm))
+    for rows in (slice(0, band), slice(h - band, h)):
+        sub, m = img[rows], mask[rows]
+        if badge:  # a light badge behind coloured numbers keeps them legible on any layout
+            sub[cv2.dilate(m, np.ones((int(ppm * 1.6) | 1,) * 2, np.uint8)) > 127] = light
+        if spec.outline and spec.number_ink == "light":
+            edge = cv2.dilate(m, np.ones((max(3, int(ppm * 0.7) | 1),) * 2, np.uint8))
+            a = edge.astype(np.float32)[..., None] * (1 / 255)
+            sub += (dark - sub) * a
+        a = m.astype(np.float32)[..., None] * (1 / 255)
+        sub += (ink - sub) * a
     if spec.pips:
         pip = ink if spec.number_ink != "color" else base
         x = w - corner - 1.5 * ppm
@@ -156,9 +160,9 @@ def print_face(
             cv2.circle(img, (int(x), int(y)), max(1, int(0.7 * ppm)), pip.tolist(), -1, cv2.LINE_AA)
     wear = float(rng.uniform(0, 0.5) ** 1.5)
     img *= (1 - wear * 0.25 * low_freq_noise(h, w, rng, 5))[..., None]
-    img += rng.normal(0, 2.0, (h, w, 1)).astype(np.float32)
+    img += grain(h, w, rng, 2.0)
     out = np.clip(img, 0, 255).astype(np.uint8)
-    return edge_wear(out, rng, wear)
+    return scuff_edges(out, rng, wear)
 
 
 def number_fits(spec: FaceSpec, w: int) -> bool:
