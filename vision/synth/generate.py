@@ -16,7 +16,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.synth.art import ENROLLED_PREFIX, STYLES, ArtPool, is_registered, load_style
+from vision.synth.art import ArtPool, check_style, is_registered, load_style
+from vision.synth.art_family import ENDLESS, FAMILY_PREFIX, endless_family, parse_family
 from vision.synth.labels import CLASS_NAMES, obb_lines, truth
 from vision.synth.plans import KINDS, make_plan
 from vision.synth.scene import fit_plan, render
@@ -48,8 +49,7 @@ class SceneOptions:
             raise ValueError(f"decks must be 4 or 8, not {self.decks}")
         if not 160 <= self.imgsz <= 4096:
             raise ValueError(f"imgsz must be between 160 and 4096, not {self.imgsz}")
-        if self.art not in STYLES and not self.art.startswith(ENROLLED_PREFIX):
-            raise ValueError(f"unknown art style {self.art!r}; known: {', '.join(sorted(STYLES))}")
+        check_style(self.art)
         if self.seed < 0:
             raise ValueError("seed must be >= 0")
 
@@ -69,6 +69,32 @@ def _pools(art: str, seed: int, block: int) -> tuple[ArtPool, list[np.ndarray]]:
     return _CACHE[key]
 
 
+_TILES: dict[tuple[int, int], list[np.ndarray]] = {}
+
+
+def _tiles(seed: int, block: int) -> list[np.ndarray]:
+    """Table tiles of a block, for styles without a block-wide art pool (``endless``)."""
+    if (seed, block) not in _TILES:
+        _TILES.clear()
+        rng = np.random.default_rng([seed, block, 0x711E5])
+        _TILES[(seed, block)] = [make_tile(rng) for _ in range(TILES_PER_POOL)]
+    return _TILES[(seed, block)]
+
+
+def scene_art(opts: SceneOptions, index: int) -> tuple[Any, list[np.ndarray], int | None]:
+    """The art pool, table tiles and art family (None for styles that are no family) of
+    scene ``index``. ``endless`` gives every scene a fresh family and a pool of its own."""
+    block = index // POOL_BLOCK
+    if opts.art == ENDLESS:
+        from vision.synth.art_family_style import FamilyPool, FamilyStyle
+
+        family = endless_family(opts.seed, index)
+        return FamilyPool(FamilyStyle(family), [opts.seed, index]), _tiles(opts.seed, block), family
+    pool, tiles = _pools(opts.art, opts.seed, block)
+    family = parse_family(opts.art) if opts.art.startswith(FAMILY_PREFIX) else None
+    return pool, tiles, family
+
+
 def make_scene(opts: SceneOptions, index: int) -> tuple[np.ndarray, dict[str, Any], int]:
     """Render scene ``index``: the BGR uint8 image, its truth record and its JPEG quality."""
     ss = np.random.SeedSequence([opts.seed, index])
@@ -78,7 +104,7 @@ def make_scene(opts: SceneOptions, index: int) -> tuple[np.ndarray, dict[str, An
     long_side, short_side = opts.imgsz, int(round(opts.imgsz * 3 / 4))
     w, h = (short_side, long_side) if portrait else (long_side, short_side)
     quality = int(r_misc.integers(60, 96))
-    pool, tiles = _pools(opts.art, opts.seed, index // POOL_BLOCK)
+    pool, tiles, family = scene_art(opts, index)
     tile = tiles[int(r_misc.integers(len(tiles)))]
     plan = make_plan(opts.kind, n_decks, r_plan, opts.min_visible)
     cam = fit_plan(plan, w, h, r_render)
@@ -93,6 +119,7 @@ def make_scene(opts: SceneOptions, index: int) -> tuple[np.ndarray, dict[str, An
         seed=opts.seed,
         index=index,
         art=opts.art,
+        family=family,
         recipe_kind=opts.kind,
         jpeg_quality=quality,
     )

@@ -28,6 +28,7 @@ def truth(
     art: str,
     recipe_kind: str,
     jpeg_quality: int,
+    family: int | None = None,
 ) -> dict[str, Any]:
     """The ground-truth record of one image (see datasets/README.md for every field)."""
     cards: list[dict[str, Any]] = []
@@ -75,6 +76,7 @@ def truth(
         "recipe_kind": recipe_kind,
         "decks": list(plan.decks),
         "art": art,
+        "family": family,
         "min_visible": min_visible,
         "cards": cards,
         "counts": counts,
