@@ -19,8 +19,9 @@ import numpy as np
 from vision.synth.art import ArtPool, check_style, is_registered, load_style
 from vision.synth.art_family import ENDLESS, FAMILY_PREFIX, endless_family, parse_family
 from vision.synth.labels import CLASS_NAMES, obb_lines, truth
-from vision.synth.plans import KINDS, make_plan
-from vision.synth.scene import fit_plan, render
+from vision.synth.photo_hard import hard_camera, hard_frame
+from vision.synth.plans import KINDS, Plan, make_plan
+from vision.synth.scene import Rendered, fit_plan, render
 from vision.synth.tables import make_tile
 
 RECIPE_KINDS = (*KINDS, "mixed")
@@ -95,35 +96,61 @@ def scene_art(opts: SceneOptions, index: int) -> tuple[Any, list[np.ndarray], in
     return pool, tiles, family
 
 
-def make_scene(opts: SceneOptions, index: int) -> tuple[np.ndarray, dict[str, Any], int]:
-    """Render scene ``index``: the BGR uint8 image, its truth record and its JPEG quality."""
+@dataclass
+class Scene:
+    """A drawn scene before labelling: what lay on the table and how it was photographed."""
+
+    plan: Plan
+    rendered: Rendered
+    quality: int  # JPEG quality the image is written with
+    family: int | None  # the art family, for family and endless art
+
+
+def build_scene(opts: SceneOptions, index: int) -> Scene:
+    """Draw scene ``index`` (plan, camera, pixels); :func:`make_scene` labels it."""
     ss = np.random.SeedSequence([opts.seed, index])
     r_plan, r_render, r_misc = (np.random.default_rng(s) for s in ss.spawn(3))
     n_decks = opts.decks if opts.decks is not None else int(r_misc.choice([4, 8]))
-    portrait = r_misc.random() < 0.2
-    long_side, short_side = opts.imgsz, int(round(opts.imgsz * 3 / 4))
-    w, h = (short_side, long_side) if portrait else (long_side, short_side)
-    quality = int(r_misc.integers(60, 96))
+    hard = opts.kind == "hard"
+    if hard:
+        frame = hard_frame(opts.imgsz, r_misc)
+        w, h, quality = frame.width, frame.height, frame.jpeg_quality
+    else:
+        portrait = r_misc.random() < 0.2
+        long_side, short_side = opts.imgsz, int(round(opts.imgsz * 3 / 4))
+        w, h = (short_side, long_side) if portrait else (long_side, short_side)
+        quality = int(r_misc.integers(60, 96))
     pool, tiles, family = scene_art(opts, index)
     tile = tiles[int(r_misc.integers(len(tiles)))]
     plan = make_plan(opts.kind, n_decks, r_plan, opts.min_visible)
-    cam = fit_plan(plan, w, h, r_render)
-    rendered = render(plan, pool, tile, w, h, opts.min_visible, r_render, camera=cam)
-    img = np.clip(rendered.image, 0, 255, out=rendered.image).astype(np.uint8)
-    name = f"{index:06d}.jpg"
+    cam = hard_camera(plan, frame, r_render) if hard else fit_plan(plan, w, h, r_render)
+    rendered = render(plan, pool, tile, w, h, opts.min_visible, r_render, camera=cam, hard=hard)
+    return Scene(plan, rendered, quality, family)
+
+
+def label_scene(opts: SceneOptions, index: int, sc: Scene) -> tuple[np.ndarray, dict[str, Any]]:
+    """The BGR uint8 image and the truth record of a drawn scene."""
+    img = np.clip(sc.rendered.image, 0, 255, out=sc.rendered.image).astype(np.uint8)
     rec = truth(
-        plan,
-        rendered,
+        sc.plan,
+        sc.rendered,
         opts.min_visible,
-        image=name,
+        image=f"{index:06d}.jpg",
         seed=opts.seed,
         index=index,
         art=opts.art,
-        family=family,
+        family=sc.family,
         recipe_kind=opts.kind,
-        jpeg_quality=quality,
+        jpeg_quality=sc.quality,
     )
-    return img, rec, quality
+    return img, rec
+
+
+def make_scene(opts: SceneOptions, index: int) -> tuple[np.ndarray, dict[str, Any], int]:
+    """Render scene ``index``: the BGR uint8 image, its truth record and its JPEG quality."""
+    sc = build_scene(opts, index)
+    img, rec = label_scene(opts, index, sc)
+    return img, rec, sc.quality
 
 
 def write_scene(out_dir: Path, opts: SceneOptions, index: int) -> dict[str, Any]:

@@ -74,6 +74,7 @@ def truth(
         "index": index,
         "kind": plan.kind,
         "recipe_kind": recipe_kind,
+        "variant": plan.variant,
         "decks": list(plan.decks),
         "art": art,
         "family": family,
@@ -84,6 +85,7 @@ def truth(
         "round": plan.round.to_json() if plan.round is not None else None,
         "hidden_cards": len(plan.cards) - len(cards),
         "out_of_view": dict(plan.out_of_view),
+        "dealt": dict(plan.dealt) if plan.dealt is not None else None,
         "camera": {
             "tilt_deg": round(cam.tilt_deg, 2),
             "yaw_deg": round(cam.yaw_deg, 2),
