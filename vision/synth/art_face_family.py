@@ -7,7 +7,7 @@ wear (:func:`print_face`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -58,13 +58,19 @@ def random_face_spec(rng: np.random.Generator) -> FaceSpec:
     boys = BOY_COLORS if mapping < 0.85 else frozenset({"green", "yellow"})
     if mapping > 0.95:  # a printing that shows the same child on every colour
         boys = frozenset(FACE_COLORS) if rng.random() < 0.5 else frozenset()
+    layout = str(rng.choice(LAYOUTS, p=[0.55, 0.25, 0.2]))
+    backdrop = str(rng.choice(["oval", "window", "none"], p=[0.5, 0.25, 0.25]))
+    figure = random_figure(rng)
+    if figure.paint == "white" and (layout == "bordered" or backdrop != "none"):
+        # a white child shows only on the card's colour, never on paper or a light panel
+        figure = replace(figure, paint="silhouette")
     return FaceSpec(
-        layout=str(rng.choice(LAYOUTS, p=[0.55, 0.25, 0.2])),
+        layout=layout,
         colors={c: face_color(c, rng) for c in FACE_COLORS},
         boys=frozenset(boys),
-        figure=random_figure(rng),
-        figure_scale=float(rng.uniform(0.4, 0.58)),
-        backdrop=str(rng.choice(["oval", "window", "none"], p=[0.5, 0.25, 0.25])),
+        figure=figure,
+        figure_scale=float(rng.uniform(0.5, 0.68)),
+        backdrop=backdrop,
         font=random_font(rng),
         number_mm=float(rng.uniform(8, 14)),
         number_ink=str(rng.choice(["light", "dark", "color"], p=[0.7, 0.15, 0.15])),
@@ -121,48 +127,64 @@ def _centre_mark(img: np.ndarray, base: np.ndarray, light: np.ndarray, w: int, h
     cv2.circle(img, (w // 2, h // 2), int(w * 0.3), tint, max(1, w // 40), cv2.LINE_AA)
 
 
-def print_face(
-    picture: np.ndarray, spec: FaceSpec, color: str, value: int, rng: np.random.Generator
-) -> np.ndarray:
-    """One print of the ``color`` ``value`` face from its picture: BGR uint8."""
+def wear_face(picture: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A handled print of a face picture: uneven fading, paper grain and scuffed edges.
+    Returns the worn picture (float32 BGR) and its fading (h x w x 1), which the numbers
+    printed on it share."""
     h, w = picture.shape[:2]
+    wear = float(rng.uniform(0, 0.5) ** 1.5)
+    fade = (1 - wear * 0.25 * low_freq_noise(h, w, rng, 5))[..., None]
+    img = picture * fade + grain(h, w, rng, 2.0)
+    worn = scuff_edges(np.clip(img, 0, 255).astype(np.uint8), rng, wear)
+    return worn.astype(np.float32), fade
+
+
+def number_face(
+    worn: np.ndarray, fade: np.ndarray, spec: FaceSpec, color: str, value: int
+) -> np.ndarray:
+    """The ``value`` face from a worn picture of its colour: corner numbers (the bottom one
+    upside down) and pips. BGR uint8."""
+    h, w = worn.shape[:2]
     ppm = w / 56.0
-    img = picture.copy()
+    img = worn.copy()
     base = np.array(spec.colors[color], np.float32)
-    text = str(value)
     nh = spec.number_mm * ppm * (0.8 if value == 10 else 1.0)
     corner = spec.margin_mm * ppm + (1.5 if spec.layout != "bordered" else 0.8) * ppm
-    mask = text_mask(text, spec.font, nh, (h, w), (corner, corner))
-    mask = np.maximum(mask, mask[::-1, ::-1])  # the same number upside down, bottom right
     light = np.array([250, 250, 248], np.float32)
     dark = np.clip(base * 0.3, 0, 255)
     ink = {"light": light, "dark": dark, "color": base}[spec.number_ink]
     badge = spec.number_ink == "color" or spec.layout == "bordered"
     if badge:
         ink = base if spec.number_ink != "dark" else dark
-    # the numbers sit in a band at the top and at the bottom: paint only there
+    # the numbers sit in a band at the top and, turned upside down, at the bottom
     band = min(h // 2, int(corner + nh * 1.5 + 2 * ppm))
-    for rows in (slice(0, band), slice(h - band, h)):
-        sub, m = img[rows], mask[rows]
+    top = text_mask(str(value), spec.font, nh, (band, w), (corner, corner))
+    for rows, m in ((slice(0, band), top), (slice(h - band, h), top[::-1, ::-1])):
+        sub, f = img[rows], fade[rows]
         if badge:  # a light badge behind coloured numbers keeps them legible on any layout
-            sub[cv2.dilate(m, np.ones((int(ppm * 1.6) | 1,) * 2, np.uint8)) > 127] = light
+            on = cv2.dilate(m, np.ones((int(ppm * 1.6) | 1,) * 2, np.uint8)) > 127
+            sub[on] = light * f[on]
         if spec.outline and spec.number_ink == "light":
             edge = cv2.dilate(m, np.ones((max(3, int(ppm * 0.7) | 1),) * 2, np.uint8))
             a = edge.astype(np.float32)[..., None] * (1 / 255)
-            sub += (dark - sub) * a
+            sub += (dark * f - sub) * a
         a = m.astype(np.float32)[..., None] * (1 / 255)
-        sub += (ink - sub) * a
+        sub += (ink * f - sub) * a
     if spec.pips:
         pip = ink if spec.number_ink != "color" else base
         x = w - corner - 1.5 * ppm
         for k in range(value):
             y = corner + 1.5 * ppm + k * 2.2 * ppm
             cv2.circle(img, (int(x), int(y)), max(1, int(0.7 * ppm)), pip.tolist(), -1, cv2.LINE_AA)
-    wear = float(rng.uniform(0, 0.5) ** 1.5)
-    img *= (1 - wear * 0.25 * low_freq_noise(h, w, rng, 5))[..., None]
-    img += grain(h, w, rng, 2.0)
-    out = np.clip(img, 0, 255).astype(np.uint8)
-    return scuff_edges(out, rng, wear)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def print_face(
+    picture: np.ndarray, spec: FaceSpec, color: str, value: int, rng: np.random.Generator
+) -> np.ndarray:
+    """One print of the ``color`` ``value`` face from its picture: BGR uint8."""
+    worn, fade = wear_face(picture, rng)
+    return number_face(worn, fade, spec, color, value)
 
 
 def number_fits(spec: FaceSpec, w: int) -> bool:

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision.synth.art import Texture, make_texture
-from vision.synth.art_face_family import face_picture, print_face
+from vision.synth.art_face_family import face_picture, number_face, print_face, wear_face
 from vision.synth.art_family import SS, FamilySpec, make_family
 from vision.synth.art_frames import draw_frame
 from vision.synth.art_linework import ink_sketch
@@ -123,14 +123,18 @@ class FamilyStyle:
     def draw_back(self, deck: str, rng: np.random.Generator, w: int, h: int) -> np.ndarray:
         return print_back(self.spec, self.coverage(deck, w, h), self.spec.inks[deck], rng)
 
-    def draw_face(
-        self, color: str, value: int, rng: np.random.Generator, w: int, h: int
-    ) -> np.ndarray:
+    def picture(self, color: str, w: int, h: int) -> np.ndarray:
+        """The value-free picture of this family's ``color`` faces (float32 BGR)."""
         if (color, w, h) not in self._faces:
             pic_rng = np.random.default_rng([self.spec.family, _key("face", color)])
             paper = np.array(self.spec.paper, np.float32)
             self._faces[(color, w, h)] = face_picture(self.spec.face, color, paper, pic_rng, w, h)
-        return print_face(self._faces[(color, w, h)], self.spec.face, color, value, rng)
+        return self._faces[(color, w, h)]
+
+    def draw_face(
+        self, color: str, value: int, rng: np.random.Generator, w: int, h: int
+    ) -> np.ndarray:
+        return print_face(self.picture(color, w, h), self.spec.face, color, value, rng)
 
     def draw_random_card(self, rng: np.random.Generator, w: int, h: int) -> np.ndarray:
         """A card of no deck: random art, or the back of a foreign deck (an object this
@@ -163,6 +167,7 @@ class FamilyPool:
         self.style = style
         self.key = [int(k) for k in key]
         self._tex: dict[tuple[object, ...], Texture] = {}
+        self._worn: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     @property
     def family(self) -> int:
@@ -182,11 +187,17 @@ class FamilyPool:
         )
 
     def face(self, color: str, value: int, rng: np.random.Generator) -> Texture:
+        # One worn print per colour and scene, numbered per value: a pile scene shows up
+        # to forty faces, most of them under others, so they share their wear.
         if color not in FACE_COLORS:
             raise ValueError(f"unknown face colour {color!r}")
+        if color not in self._worn:
+            r = np.random.default_rng([*self.key, _key("wear", color)])
+            self._worn[color] = wear_face(self.style.picture(color, CARD_W_PX, CARD_H_PX), r)
+        worn, fade = self._worn[color]
+        spec = self.style.spec.face
         return self._get(
-            ("face", color, value),
-            lambda r: self.style.draw_face(color, value, r, CARD_W_PX, CARD_H_PX),
+            ("face", color, value), lambda _: number_face(worn, fade, spec, color, value)
         )
 
     def random(self, k: int) -> Texture:

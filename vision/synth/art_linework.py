@@ -181,9 +181,19 @@ def ink_sketch(
     (x0, y0, x1, y1 px of the canvas)."""
     x0, y0, x1, y1 = box
     scale = np.array([x1 - x0, y1 - y0])
+    if not sketch.parts:
+        return
+    # work on the part of the canvas the drawing can reach: every mask is that small
+    reach = np.vstack([p.pts for p in sketch.parts]) * scale + (x0, y0)
+    pad = int(lw.pen_px * 3 + lw.wobble_px * 5) + 4
+    h, w = cov.shape
+    bx0, by0 = (max(0, int(v) - pad) for v in reach.min(0))
+    bx1, by1 = min(w, int(reach[:, 0].max()) + pad), min(h, int(reach[:, 1].max()) + pad)
+    cov = cov[by0:by1, bx0:bx1]
+    origin = np.array([x0 - bx0, y0 - by0])
     shape = cov.shape
     for part in sketch.parts:
-        p = _wobbled(part.pts * scale + (x0, y0), lw, rng)
+        p = _wobbled(part.pts * scale + origin, lw, rng)
         if not part.closed:
             _stroke(cov, p, part, lw)
             continue
