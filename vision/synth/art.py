@@ -3,6 +3,10 @@
 A style is a module with three drawing functions (see :class:`ArtStyle`); the scene code only
 ever sees an :class:`ArtPool` of textures, so a second, independent style (other drawings,
 line work, inks) is one new module plus one line in ``STYLES``.
+
+Besides the names in ``STYLES``: ``family:<N>`` draws the fixed art family ``N``
+(:mod:`vision.synth.art_family`), ``endless`` a fresh family per scene (the scene generator
+gives each scene its own small pool), ``enrolled:<folder>`` a user's enrolled decks.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from vision.synth.art_family import ENDLESS, FAMILY_PREFIX, parse_family
 from vision.synth.decks import (
     ALL_DECKS,
     ART_PX_PER_MM,
@@ -48,6 +53,7 @@ class ArtStyle(Protocol):
 _REGISTERED: dict[str, ArtStyle] = {}
 ENROLLED_PREFIX = "enrolled:"
 _ENROLLED: dict[tuple[str, int], ArtStyle] = {}
+_FAMILIES: dict[int, ArtStyle] = {}
 
 
 def register_style(name: str, style: ArtStyle) -> None:
@@ -68,13 +74,36 @@ def is_registered(name: str) -> bool:
     return name in _REGISTERED
 
 
+def check_style(name: str) -> None:
+    """ValueError unless some art style answers to ``name``."""
+    if name in STYLES or name == ENDLESS or name.startswith(ENROLLED_PREFIX):
+        return
+    if name.startswith(FAMILY_PREFIX):
+        parse_family(name)
+        return
+    known = ", ".join([*sorted(STYLES), ENDLESS, FAMILY_PREFIX + "<N>"])
+    raise ValueError(f"unknown art style {name!r}; known: {known}")
+
+
 def load_style(name: str) -> ArtStyle:
     """The art style called ``name``; ValueError for an unknown one.
 
-    ``enrolled:<profile folder>`` draws the decks a user enrolled (:mod:`art_enrolled`).
+    ``enrolled:<profile folder>`` draws the decks a user enrolled (:mod:`art_enrolled`);
+    ``family:<N>`` draws art family ``N``. ``endless`` is no single style (each scene has
+    its own family) and is refused here.
     """
     if name in _REGISTERED:
         return _REGISTERED[name]
+    if name == ENDLESS:
+        raise ValueError("'endless' draws a fresh family per scene; load family:<N> instead")
+    if name.startswith(FAMILY_PREFIX):
+        from vision.synth.art_family_style import FamilyStyle
+
+        family = parse_family(name)
+        if family not in _FAMILIES:
+            _FAMILIES.clear()  # one family at a time: its drawings are cached inside
+            _FAMILIES[family] = FamilyStyle(family)
+        return _FAMILIES[family]
     if name.startswith(ENROLLED_PREFIX):
         from vision.synth.art_enrolled import EnrolledStyle
 

@@ -57,17 +57,22 @@ def frame_cards(
     yaw_deg: float,
     margin: float = 0.04,
     centre_jitter: float = 0.12,
+    k_dist: float | None = None,
 ) -> Camera:
     """A camera that sees every point of ``content_mm`` (N x 2), with cards about
     ``card_len_px`` long (less if the content would not fit), tilted and rotated as given.
 
     The camera distance is a few times the frame's footprint on the table, as for a phone or
-    webcam, so the horizon always stays well outside the picture.
+    webcam, so the horizon always stays well outside the picture. ``k_dist`` (camera
+    distance / half the frame's diagonal footprint; default 1.9-3.2, a webcam or a zoomed
+    phone) sets the lens: 1.15 is a phone's wide main camera, whose close views converge
+    strongly.
     """
     pts = np.asarray(content_mm, np.float64).reshape(-1, 2)
     ctr = (pts.min(0) + pts.max(0)) / 2
     s_px_mm = card_len_px / 87.0
-    k_dist = rng.uniform(1.9, 3.2)
+    if k_dist is None:
+        k_dist = rng.uniform(1.9, 3.2)
     R = _rot_x(np.deg2rad(tilt_deg)) @ _rot_z(np.deg2rad(yaw_deg))
     T = np.array([[1, 0, -ctr[0]], [0, 1, -ctr[1]], [0, 0, 1]], np.float64)
     avail = np.array([width, height]) * (1 - 2 * margin)

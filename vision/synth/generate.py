@@ -16,10 +16,12 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.synth.art import ENROLLED_PREFIX, STYLES, ArtPool, is_registered, load_style
+from vision.synth.art import ArtPool, check_style, is_registered, load_style
+from vision.synth.art_family import ENDLESS, FAMILY_PREFIX, endless_family, parse_family
 from vision.synth.labels import CLASS_NAMES, obb_lines, truth
-from vision.synth.plans import KINDS, make_plan
-from vision.synth.scene import fit_plan, render
+from vision.synth.photo_hard import hard_camera, hard_frame
+from vision.synth.plans import KINDS, Plan, make_plan
+from vision.synth.scene import Rendered, fit_plan, render
 from vision.synth.tables import make_tile
 
 RECIPE_KINDS = (*KINDS, "mixed")
@@ -48,8 +50,7 @@ class SceneOptions:
             raise ValueError(f"decks must be 4 or 8, not {self.decks}")
         if not 160 <= self.imgsz <= 4096:
             raise ValueError(f"imgsz must be between 160 and 4096, not {self.imgsz}")
-        if self.art not in STYLES and not self.art.startswith(ENROLLED_PREFIX):
-            raise ValueError(f"unknown art style {self.art!r}; known: {', '.join(sorted(STYLES))}")
+        check_style(self.art)
         if self.seed < 0:
             raise ValueError("seed must be >= 0")
 
@@ -69,34 +70,87 @@ def _pools(art: str, seed: int, block: int) -> tuple[ArtPool, list[np.ndarray]]:
     return _CACHE[key]
 
 
-def make_scene(opts: SceneOptions, index: int) -> tuple[np.ndarray, dict[str, Any], int]:
-    """Render scene ``index``: the BGR uint8 image, its truth record and its JPEG quality."""
+_TILES: dict[tuple[int, int], list[np.ndarray]] = {}
+
+
+def _tiles(seed: int, block: int) -> list[np.ndarray]:
+    """Table tiles of a block, for styles without a block-wide art pool (``endless``)."""
+    if (seed, block) not in _TILES:
+        _TILES.clear()
+        rng = np.random.default_rng([seed, block, 0x711E5])
+        _TILES[(seed, block)] = [make_tile(rng) for _ in range(TILES_PER_POOL)]
+    return _TILES[(seed, block)]
+
+
+def scene_art(opts: SceneOptions, index: int) -> tuple[Any, list[np.ndarray], int | None]:
+    """The art pool, table tiles and art family (None for styles that are no family) of
+    scene ``index``. ``endless`` gives every scene a fresh family and a pool of its own."""
+    block = index // POOL_BLOCK
+    if opts.art == ENDLESS:
+        from vision.synth.art_family_style import FamilyPool, FamilyStyle
+
+        family = endless_family(opts.seed, index)
+        return FamilyPool(FamilyStyle(family), [opts.seed, index]), _tiles(opts.seed, block), family
+    pool, tiles = _pools(opts.art, opts.seed, block)
+    family = parse_family(opts.art) if opts.art.startswith(FAMILY_PREFIX) else None
+    return pool, tiles, family
+
+
+@dataclass
+class Scene:
+    """A drawn scene before labelling: what lay on the table and how it was photographed."""
+
+    plan: Plan
+    rendered: Rendered
+    quality: int  # JPEG quality the image is written with
+    family: int | None  # the art family, for family and endless art
+
+
+def build_scene(opts: SceneOptions, index: int) -> Scene:
+    """Draw scene ``index`` (plan, camera, pixels); :func:`make_scene` labels it."""
     ss = np.random.SeedSequence([opts.seed, index])
     r_plan, r_render, r_misc = (np.random.default_rng(s) for s in ss.spawn(3))
     n_decks = opts.decks if opts.decks is not None else int(r_misc.choice([4, 8]))
-    portrait = r_misc.random() < 0.2
-    long_side, short_side = opts.imgsz, int(round(opts.imgsz * 3 / 4))
-    w, h = (short_side, long_side) if portrait else (long_side, short_side)
-    quality = int(r_misc.integers(60, 96))
-    pool, tiles = _pools(opts.art, opts.seed, index // POOL_BLOCK)
+    hard = opts.kind == "hard"
+    if hard:
+        frame = hard_frame(opts.imgsz, r_misc)
+        w, h, quality = frame.width, frame.height, frame.jpeg_quality
+    else:
+        portrait = r_misc.random() < 0.2
+        long_side, short_side = opts.imgsz, int(round(opts.imgsz * 3 / 4))
+        w, h = (short_side, long_side) if portrait else (long_side, short_side)
+        quality = int(r_misc.integers(60, 96))
+    pool, tiles, family = scene_art(opts, index)
     tile = tiles[int(r_misc.integers(len(tiles)))]
     plan = make_plan(opts.kind, n_decks, r_plan, opts.min_visible)
-    cam = fit_plan(plan, w, h, r_render)
-    rendered = render(plan, pool, tile, w, h, opts.min_visible, r_render, camera=cam)
-    img = np.clip(rendered.image, 0, 255, out=rendered.image).astype(np.uint8)
-    name = f"{index:06d}.jpg"
+    cam = hard_camera(plan, frame, r_render) if hard else fit_plan(plan, w, h, r_render)
+    rendered = render(plan, pool, tile, w, h, opts.min_visible, r_render, camera=cam, hard=hard)
+    return Scene(plan, rendered, quality, family)
+
+
+def label_scene(opts: SceneOptions, index: int, sc: Scene) -> tuple[np.ndarray, dict[str, Any]]:
+    """The BGR uint8 image and the truth record of a drawn scene."""
+    img = np.clip(sc.rendered.image, 0, 255, out=sc.rendered.image).astype(np.uint8)
     rec = truth(
-        plan,
-        rendered,
+        sc.plan,
+        sc.rendered,
         opts.min_visible,
-        image=name,
+        image=f"{index:06d}.jpg",
         seed=opts.seed,
         index=index,
         art=opts.art,
+        family=sc.family,
         recipe_kind=opts.kind,
-        jpeg_quality=quality,
+        jpeg_quality=sc.quality,
     )
-    return img, rec, quality
+    return img, rec
+
+
+def make_scene(opts: SceneOptions, index: int) -> tuple[np.ndarray, dict[str, Any], int]:
+    """Render scene ``index``: the BGR uint8 image, its truth record and its JPEG quality."""
+    sc = build_scene(opts, index)
+    img, rec = label_scene(opts, index, sc)
+    return img, rec, sc.quality
 
 
 def write_scene(out_dir: Path, opts: SceneOptions, index: int) -> dict[str, Any]:

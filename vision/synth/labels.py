@@ -28,6 +28,7 @@ def truth(
     art: str,
     recipe_kind: str,
     jpeg_quality: int,
+    family: int | None = None,
 ) -> dict[str, Any]:
     """The ground-truth record of one image (see datasets/README.md for every field)."""
     cards: list[dict[str, Any]] = []
@@ -73,8 +74,10 @@ def truth(
         "index": index,
         "kind": plan.kind,
         "recipe_kind": recipe_kind,
+        "variant": plan.variant,
         "decks": list(plan.decks),
         "art": art,
+        "family": family,
         "min_visible": min_visible,
         "cards": cards,
         "counts": counts,
@@ -82,6 +85,7 @@ def truth(
         "round": plan.round.to_json() if plan.round is not None else None,
         "hidden_cards": len(plan.cards) - len(cards),
         "out_of_view": dict(plan.out_of_view),
+        "dealt": dict(plan.dealt) if plan.dealt is not None else None,
         "camera": {
             "tilt_deg": round(cam.tilt_deg, 2),
             "yaw_deg": round(cam.yaw_deg, 2),

@@ -14,9 +14,9 @@ from vision.synth import layouts
 from vision.synth.decks import CARD_H_MM, CARD_W_MM, FACE_COLORS, profile_decks
 from vision.synth.rounds import RoundOutcome, simulate_round
 
-KINDS = ("sorted", "blitz", "piles", "layout")
-# "mixed" draws one of these per scene; "scatter" (loose faces and backs, 1 to 30 cards,
-# including close-ups) only appears inside mixed.
+KINDS = ("sorted", "blitz", "piles", "layout", "hard")
+# "mixed" draws one of these per scene (never "hard": see plans_hard); "scatter" (loose
+# faces and backs, 1 to 30 cards, including close-ups) only appears inside mixed.
 MIXED_WEIGHTS = {"sorted": 0.36, "blitz": 0.2, "piles": 0.2, "layout": 0.1, "scatter": 0.14}
 
 
@@ -61,6 +61,8 @@ class Plan:
     local_poses: list[np.ndarray] = field(default_factory=list)
     # cards taken out of the picture per deck ("other" for faces and random art)
     out_of_view: dict[str, int] = field(default_factory=dict)
+    variant: str | None = None  # which hard scene ("spread", "heaps", "round"), else None
+    dealt: dict[str, int] | None = None  # cards of each deck the plan laid down (hard only)
 
     def drop_group(self, rng: np.random.Generator) -> bool:
         """Take one loose group off the table (when too many cards would be too small to
@@ -268,6 +270,10 @@ PLANNERS = {
 
 def make_plan(kind: str, n_decks: int, rng: np.random.Generator, target: float) -> Plan:
     """A plan of the requested kind ("mixed" picks one per scene)."""
+    if kind == "hard":
+        from vision.synth.plans_hard import plan_hard
+
+        return plan_hard(profile_decks(n_decks), rng, target)
     if kind == "mixed":
         names = list(MIXED_WEIGHTS)
         kind = str(rng.choice(names, p=np.array(list(MIXED_WEIGHTS.values()))))

@@ -94,3 +94,86 @@ def contact_sheet(
     out = Path(out) if out is not None else data_dir / "preview.jpg"
     cv2.imwrite(str(out), sheet)
     return out
+
+
+def _tile(img: np.ndarray, caption: str, pad: int = 6) -> np.ndarray:
+    """A card picture on a dark ground with a caption under it."""
+    h, w = img.shape[:2]
+    cell = np.full((h + 2 * pad + 14, w + 2 * pad, 3), 40, np.uint8)
+    cell[pad : pad + h, pad : pad + w] = img
+    cv2.putText(
+        cell, caption[:22], (pad, h + pad + 11), cv2.FONT_HERSHEY_PLAIN, 0.75, (230, 230, 230), 1
+    )
+    return cell
+
+
+def family_sheet(families: list[int], out: Path, seed: int = 0) -> Path:
+    """Write the eight backs of each family (one row per family, in deck order, captioned
+    with deck id and object) as PNG/JPEG ``out``. Returns ``out``."""
+    from vision.synth.art_family_style import FamilyStyle
+    from vision.synth.decks import ALL_DECKS, CARD_H_PX, CARD_W_PX
+
+    rows = []
+    for f in families:
+        style = FamilyStyle(f)
+        rng = np.random.default_rng([seed, f])
+        cells = [
+            _tile(style.draw_back(d, rng, CARD_W_PX, CARD_H_PX), f"{d}: {style.spec.objects[d]}")
+            for d in ALL_DECKS
+        ]
+        row = np.hstack(cells)
+        head = np.full((22, row.shape[1], 3), 25, np.uint8)
+        s = style.spec
+        text = f"family {f}: {s.linework.kind}, frame {s.frame.kind}, {s.structure}"
+        text += f", inks {s.ink_policy}"
+        cv2.putText(head, text, (6, 16), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1)
+        rows.append(np.vstack([head, row]))
+    cv2.imwrite(str(out), np.vstack(rows))
+    return Path(out)
+
+
+def face_sheet(family: int, out: Path, seed: int = 0) -> Path:
+    """Write all 40 faces of ``family`` (a row per colour, values 1-10) to ``out``."""
+    from vision.synth.art_family_style import FamilyStyle
+    from vision.synth.decks import CARD_H_PX, CARD_W_PX, FACE_COLORS, FACE_VALUES
+
+    style = FamilyStyle(family)
+    rng = np.random.default_rng([seed, family])
+    rows = [
+        np.hstack(
+            [
+                _tile(style.draw_face(c, v, rng, CARD_W_PX, CARD_H_PX), f"{c} {v}")
+                for v in FACE_VALUES
+            ]
+        )
+        for c in FACE_COLORS
+    ]
+    cv2.imwrite(str(out), np.vstack(rows))
+    return Path(out)
+
+
+def main() -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser(
+        description="Contact sheets: a dataset with labels (DATA), or art families' backs "
+        "(--families 3,7) or one family's faces (--faces 3)."
+    )
+    ap.add_argument("data", type=Path, nargs="?")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--limit", type=int, default=16)
+    ap.add_argument("--families", default="")
+    ap.add_argument("--faces", type=int, default=None)
+    args = ap.parse_args()
+    if args.families:
+        print(family_sheet([int(f) for f in args.families.split(",")], args.out))
+    elif args.faces is not None:
+        print(face_sheet(args.faces, args.out))
+    elif args.data is not None:
+        print(contact_sheet(args.data, args.out, limit=args.limit))
+    else:
+        ap.error("give DATA, --families or --faces")
+
+
+if __name__ == "__main__":
+    main()

@@ -136,11 +136,13 @@ def render(
     rng: np.random.Generator,
     clean: bool = False,
     camera: Camera | None = None,
+    hard: bool = False,
 ) -> Rendered:
     """Draw ``plan`` as a photo. Every card is drawn; labelling decides which are visible.
 
     ``clean`` leaves out distractors, shadows, light and lens effects (for tests); ``camera``
-    replaces the sampled one.
+    replaces the sampled one; ``hard`` adds specular glare patches and takes the photo as
+    a phone or webcam in trouble would (:mod:`vision.synth.photo_hard`).
     """
     n = len(plan.cards)
     cam = camera if camera is not None else sample_camera(plan, width, height, rng)
@@ -256,5 +258,11 @@ def render(
     effects: dict[str, float] = {}
     if not clean:
         effects = light(img, idmap, rng)
-        effects.update(lens(img, rng))
+        if hard:
+            from vision.synth.photo_hard import hard_lens, specular_patches
+
+            effects.update(specular_patches(img, idmap, rng))
+            effects.update(hard_lens(img, rng))
+        else:
+            effects.update(lens(img, rng))
     return Rendered(img, cam, corners_px, vis, effects)
