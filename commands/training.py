@@ -17,7 +17,7 @@ def dataset_synth(
     n: Annotated[int, typer.Option("--n", help="Number of scenes.")] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="Dataset seed; scene i depends on it.")] = 0,
     kind: Annotated[
-        str, typer.Option("--kind", help="sorted, blitz, piles, layout or mixed.")
+        str, typer.Option("--kind", help="sorted, blitz, piles, layout, hard or mixed.")
     ] = "mixed",
     min_visible: Annotated[
         float, typer.Option("--min-visible", help="Smallest visible fraction of a card (0.2-1).")
@@ -25,9 +25,19 @@ def dataset_synth(
     decks: Annotated[
         int | None, typer.Option("--decks", help="4 (classic) or 8 (with expansion); default both.")
     ] = None,
-    imgsz: Annotated[int, typer.Option("--imgsz", help="Long side of the images, px.")] = 640,
+    imgsz: Annotated[
+        int,
+        typer.Option("--imgsz", help="Long side of the images, px (160-4096; hard: 1280 and up)."),
+    ] = 640,
     workers: Annotated[int, typer.Option("--workers", help="Processes to use.")] = 2,
-    art: Annotated[str, typer.Option("--art", help="Art style of the decks.")] = "standin",
+    art: Annotated[
+        str,
+        typer.Option(
+            "--art",
+            help="standin, heirloom, endless (a new art family per scene), family:N "
+            "(0-999999 training, 10000000 and up held out) or enrolled:FOLDER.",
+        ),
+    ] = "standin",
     start: Annotated[int, typer.Option("--start", help="Index of the first scene.")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
