@@ -22,6 +22,8 @@ VISIBILITY_BANDS: tuple[tuple[float, float], ...] = (
     (0.8, 1.01),
 )
 MATCH_IOU = 0.5
+# A deck of at least this many cards counted under half of them is a deck lost.
+LOST_DECK_MIN = 10
 
 
 def band_name(lo: float, hi: float) -> str:
@@ -99,6 +101,9 @@ class Totals:
     possible_missed: int = 0  # possible cards on a truth card no find matched
     images_sure: int = 0  # every deck's count one number
     images_sure_exact: int = 0
+    pairs_present: int = 0  # (image, deck) pairs of the decks that are on the table
+    pairs_present_exact: int = 0
+    decks_lost: int = 0  # decks of LOST_DECK_MIN cards or more counted under half
 
     def as_dict(self) -> dict[str, Any]:
         def ratio(a: float, b: float) -> float | None:
@@ -123,6 +128,8 @@ class Totals:
             "image_sure_exact": ratio(self.images_sure_exact, self.images_sure),
             "possible_per_image": ratio(self.possible, self.images),
             "possible_missed": ratio(self.possible_missed, self.possible),
+            "present_deck_exact": ratio(self.pairs_present_exact, self.pairs_present),
+            "decks_lost": self.decks_lost,
         }
 
 
@@ -215,6 +222,9 @@ class Evaluation:
             ranges[d][0] != ranges[d][1] and got.get(d, 0) == n for d, n in want.items()
         )
         wrong_ranged = len(want) - sure - right_ranged
+        present = [d for d, n in want.items() if n > 0]
+        present_exact = sum(got.get(d, 0) == want[d] for d in present)
+        lost = sum(n >= LOST_DECK_MIN and got.get(d, 0) < n / 2 for d, n in want.items())
         possible = count.possible
         n_possible = len(possible) if possible is not None else 0
         possible_missed = 0
@@ -244,6 +254,9 @@ class Evaluation:
             t.images_sure += sure == len(want)
             t.images_sure_exact += sure == len(want) and exact_pairs == len(want)
             t.possible_missed += possible_missed
+            t.pairs_present += len(present)
+            t.pairs_present_exact += present_exact
+            t.decks_lost += lost
         if exact_pairs != len(want):
             self.failures.append(
                 {

@@ -1,0 +1,141 @@
+"""Card art nobody has drawn: each held-out art family enrolled from one layout photo, then
+counted on hard scenes of that family.
+
+    python -m vision.lab.families OUT [--families 10000001,...] [--decks 4] [--n 100]
+        [--imgsz 1920] [--kind hard] [--model ONNX] [--classifier ONNX] [--check JSON]
+        [--look ONNX] [--no-enroll]
+
+For each family: the layout scenes (one card of each deck in a row, drawn 1600 px wide) are
+tried in turn until one enrolls; the family's scenes are drawn; the counter with the
+profile counts them. Everything lives under OUT (scenes, a scratch ``$TALLERO_HOME``), so a
+second run with other models reuses the scenes and profiles. Prints one JSON line per
+family and a last line with the worst and the mean: deck_exact over the decks present
+(``present_deck_exact``), card recall and precision, how often a count given as one number
+is right (``sure_exact``), how often the range holds the truth (``range_covers``), and
+whole decks lost (a deck of 10 or more counted under half).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from scoring.decks import DECK_IDS
+from scoring.errors import TalleroError
+
+HEADLINE = (
+    "present_deck_exact",
+    "deck_exact",
+    "card_recall",
+    "card_precision",
+    "sure_share",
+    "sure_exact",
+    "range_covers",
+    "decks_lost",
+)
+LAYOUT_SCENES = 6
+
+
+def scenes(out: Path, n: int, seed: int, kind: str, decks: int, art: str, imgsz: int) -> Path:
+    """Draw (or reuse) ``n`` scenes."""
+    from vision.synth.generate import synthesize
+
+    have = len(list((out / "truth").glob("*.json"))) if (out / "truth").is_dir() else 0
+    if have < n:
+        synthesize(
+            out, n=n, seed=seed, kind=kind, decks=decks, art=art, imgsz=imgsz, progress=False
+        )
+    return out
+
+
+def enroll_family(out: Path, family: int, decks: int, profile: str) -> dict[str, Any]:
+    """Enroll the family's decks from the first layout scene that gives one back per deck."""
+    from vision.enroll.run import enroll_layout
+
+    names = list(DECK_IDS[:decks])
+    layouts = scenes(
+        out / "layout", LAYOUT_SCENES, 8000 + family % 1000, "layout", decks,
+        f"family:{family}", 1600,
+    )  # fmt: skip
+    tried = []
+    for image in sorted((layouts / "images").glob("*.jpg")):
+        try:
+            result = enroll_layout([image], names, "decks", profile, None, lambda _m: None)
+        except TalleroError as exc:
+            tried.append(f"{image.name}: {exc}")
+            continue
+        return {"photo": image.name, "seconds": result["seconds"], "refused": tried}
+    raise RuntimeError(f"family {family}: no layout scene enrolled: {tried}")
+
+
+def count_family(directory: Path, profile: str | None, args: argparse.Namespace) -> dict[str, Any]:
+    """The headline figures of the family's scenes, counted with the profile's classifier."""
+    from vision.count.counter import Counter
+    from vision.enroll.profiles import classifier_for
+    from vision.evaluate.metrics import evaluate_dir
+
+    classifier, enrolled = classifier_for(profile) if profile else (None, None)
+    counter = Counter(
+        model_path=args.model,
+        classifier_path=args.classifier or classifier,
+        check_path=args.check,
+        look_path=args.look,
+        decks=enrolled,
+        threads=args.threads,
+    )
+    figures = evaluate_dir(directory, counter, limit=args.n).to_json()
+    return {k: figures[k] for k in (*HEADLINE, "images")}
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m vision.lab.families", description=__doc__)
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--families", default="10000001,10000002,10000003,10000004,10000005")
+    ap.add_argument("--decks", type=int, default=4)
+    ap.add_argument("--n", type=int, default=100)
+    ap.add_argument("--kind", default="hard")
+    ap.add_argument("--imgsz", type=int, default=1920)
+    ap.add_argument("--model", type=Path)
+    ap.add_argument("--classifier", type=Path)
+    ap.add_argument("--check", type=Path)
+    ap.add_argument("--look", type=Path)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--no-enroll", action="store_true", help="count with the built-in decks")
+    args = ap.parse_args(argv)
+    os.environ["TALLERO_HOME"] = str((args.out / "home").resolve())
+    rows = []
+    for family in (int(f) for f in args.families.split(",")):
+        base = args.out / f"family-{family}-{args.decks}"
+        t0 = time.perf_counter()
+        hard = scenes(
+            base / args.kind, args.n, 9000 + family % 1000, args.kind, args.decks,
+            f"family:{family}", args.imgsz,
+        )  # fmt: skip
+        profile = None
+        enrolled: dict[str, Any] = {}
+        if not args.no_enroll:
+            profile = f"f{family}-{args.decks}"
+            if not (args.out / "home" / "profiles" / profile / "decks.onnx").is_file():
+                enrolled = enroll_family(base, family, args.decks, profile)
+        row = {"family": family, "decks": args.decks, **count_family(hard, profile, args)}
+        row["seconds"] = round(time.perf_counter() - t0, 1)
+        if enrolled:
+            row["enrolled"] = enrolled
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    summary: dict[str, Any] = {"families": len(rows), "decks": args.decks}
+    for k in HEADLINE:
+        values = [r[k] for r in rows if r[k] is not None]
+        if not values:
+            continue
+        summary[f"mean_{k}"] = round(sum(values) / len(values), 4)
+        summary[f"worst_{k}"] = max(values) if k == "decks_lost" else min(values)
+    print(json.dumps(summary), flush=True)
+
+
+if __name__ == "__main__":
+    main()
