@@ -24,6 +24,7 @@ class Tally:
     # How low and how high a deck's count could be, where it is not one number.
     ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     possible: int = 0  # places that may hold a card not counted (marked +? on the image)
+    spread: int = 0  # heaps too tight to count (marked on the image)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,11 @@ def round_from_tallies(
         if tally.uncertain:
             ids = ", ".join(f"#{i}" for i in tally.uncertain)
             problems.append(f"uncertain card(s) {where}: {ids}")
+        if tally.spread:
+            problems.append(
+                f"{tally.spread} heap(s) {where} too tight to count: spread these cards out "
+                "and take the photo again (marked on it)"
+            )
         if tally.possible:
             problems.append(
                 f"{tally.possible} possible card(s) not counted {where} (marked +? on it)"

@@ -89,6 +89,10 @@ class VisionSettings:
     # 0.1 / 0.2 / 0.3, 82.0% / 0.981 / 79.5% / 12.9%, 83.1% / 0.979 / 77.3% / 11.9%, 84.0% /
     # 0.978 / 76.0% / 11.0% (IoU 0.5; at 0.3 fewer wrong counts got a range).
     possible_min_chance: float | None = 0.1
+    # A heap of this many touching backs or more, at least this share of them uncertain, is
+    # too tight to count: Tallero asks for the cards to be spread out (`Count.spread`).
+    spread_min_cards: int = 6
+    spread_min_uncertain_share: float = 0.5
     possible_max_iou: float = 0.5
     alternative_min_probability: float = 0.2
     # A back's deck also weighs the backs it touches (a sorted player's cards lie together;
@@ -205,6 +209,7 @@ class VisionSettings:
             "min_deck_probability",
             "enrolled_min_deck_probability",
             "tile_overlap_fraction",
+            "spread_min_uncertain_share",
         ):
             value = getattr(self, name)
             if value is None and name in OPTIONAL_FRACTIONS:
@@ -218,6 +223,7 @@ class VisionSettings:
             "max_image_side_px",
             "min_image_side_px",
             "max_whole_input_px",
+            "spread_min_cards",
         ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")

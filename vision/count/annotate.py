@@ -24,6 +24,7 @@ DECK_PALETTE_BGR: tuple[tuple[int, int, int], ...] = (
 UNKNOWN_BGR = (255, 0, 255)
 FACE_BGR = (170, 170, 170)
 POSSIBLE_BGR = (0, 0, 0)
+SPREAD_BGR = (0, 0, 230)
 
 
 def dashed_quad(
@@ -85,6 +86,13 @@ class CountAnnotator:
             cv2.polylines(out, [quad], True, (255, 255, 255), thick, cv2.LINE_AA)
             dashed_quad(out, corners, POSSIBLE_BGR, thick, 6 * unit)
             self._label(out, "+?", corners.mean(axis=0), POSSIBLE_BGR, font_scale)
+        for heap in count.spread_json():
+            box = np.asarray(heap["corners"], np.float32)
+            centre = box.mean(axis=0)
+            grown = centre + (box - centre) * 1.08
+            dashed_quad(out, grown, SPREAD_BGR, thick * 2, 10 * unit)
+            top = np.array([centre[0], grown[:, 1].min() - 12 * unit])
+            self._label(out, "spread these cards out", top, SPREAD_BGR, font_scale)
         for i in range(len(cards)):
             is_back = cards.side[i] == BACK
             if not is_back and not self.show_faces:
@@ -125,6 +133,8 @@ class CountAnnotator:
         rows.append((f"unknown: {count.unknown}", UNKNOWN_BGR))
         if count.uncertain:
             rows.append((f"uncertain: {len(count.uncertain)} (marked ?)", (0, 0, 0)))
+        if count.spread:
+            rows.append((f"too tight to count: {len(count.spread)} heap(s)", SPREAD_BGR))
         if count.possible is not None and len(count.possible):
             rows.append((f"possible, not counted: {len(count.possible)} (+?)", POSSIBLE_BGR))
         scale = max(0.4, 0.5 * unit)

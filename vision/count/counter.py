@@ -197,6 +197,8 @@ class Counter:
             could_be=named.could_be,
             possible=checked.possible,
             possible_could_be=possible_decks,
+            spread_min_cards=s.spread_min_cards,
+            spread_min_uncertain_share=s.spread_min_uncertain_share,
         )
 
 

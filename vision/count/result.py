@@ -10,6 +10,7 @@ import numpy as np
 from vision.core.cards import BACK, SIDE_NAMES, Cards
 from vision.count.doubts import count_ranges
 from vision.name.namer import Named
+from vision.name.neighbours import touching_pairs
 
 
 @dataclass
@@ -31,6 +32,10 @@ class Count:
     # card), and the decks of the profile each could be.
     possible: Cards | None = None
     possible_could_be: tuple[tuple[str, ...], ...] = ()
+    # A heap of at least this many touching backs, this share of them uncertain, is too
+    # tight to count (`spread`).
+    spread_min_cards: int = 6
+    spread_min_uncertain_share: float = 0.5
 
     @property
     def ids(self) -> list[int]:
@@ -88,6 +93,50 @@ class Count:
         )
 
     @property
+    def spread(self) -> list[list[int]]:
+        """Heaps too tight to count, each as the ids of its cards: groups of touching backs
+        (at least ``spread_min_cards``) of which at least ``spread_min_uncertain_share``
+        are uncertain. Their cards should be spread out and the photo taken again."""
+        backs = [i for i in range(len(self.cards)) if self.cards.side[i] == BACK]
+        if len(backs) < self.spread_min_cards:
+            return []
+        parent = {i: i for i in backs}
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for a, b in touching_pairs(self.cards.corners[backs]):
+            parent[root(backs[a])] = root(backs[b])
+        groups: dict[int, list[int]] = {}
+        for i in backs:
+            groups.setdefault(root(i), []).append(i + 1)
+        doubted = set(self.uncertain)
+        return [
+            ids
+            for ids in sorted(groups.values())
+            if len(ids) >= self.spread_min_cards
+            and sum(i in doubted for i in ids) >= self.spread_min_uncertain_share * len(ids)
+        ]
+
+    def spread_json(self) -> list[dict[str, Any]]:
+        """Each heap too tight to count: its cards' ids and the upright box around them."""
+        out = []
+        for ids in self.spread:
+            corners = self.cards.corners[[i - 1 for i in ids]].reshape(-1, 2)
+            (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+            box = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+            out.append(
+                {
+                    "cards": ids,
+                    "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in box],
+                }
+            )
+        return out
+
+    @property
     def sure(self) -> bool:
         """Whether every deck's count is one number (nothing casts doubt on it)."""
         return all(lo == hi for lo, hi in self.ranges.values())
@@ -119,6 +168,7 @@ class Count:
             "uncertain": self.uncertain,
             "ranges": {d: [lo, hi] for d, (lo, hi) in self.ranges.items()},
             "possible": self.possible_json(),
+            "spread": self.spread_json(),
             "model": self.model,
         }
 

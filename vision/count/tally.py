@@ -14,4 +14,5 @@ def tally_of(count: Count) -> Tally:
         tuple(count.uncertain),
         count.ranges,
         sum(1 for decks in count.possible_could_be if decks),
+        len(count.spread),
     )

@@ -104,6 +104,8 @@ class Totals:
     pairs_present: int = 0  # (image, deck) pairs of the decks that are on the table
     pairs_present_exact: int = 0
     decks_lost: int = 0  # decks of LOST_DECK_MIN cards or more counted under half
+    images_spread: int = 0  # images with a heap too tight to count (Count.spread)
+    pairs_wrong_unsaid: int = 0  # wrong counts with neither a range nor a heap flagged
 
     def as_dict(self) -> dict[str, Any]:
         def ratio(a: float, b: float) -> float | None:
@@ -130,6 +132,8 @@ class Totals:
             "possible_missed": ratio(self.possible_missed, self.possible),
             "present_deck_exact": ratio(self.pairs_present_exact, self.pairs_present),
             "decks_lost": self.decks_lost,
+            "spread_share": ratio(self.images_spread, self.images),
+            "wrong_unsaid": ratio(self.pairs_wrong_unsaid, self.pairs),
         }
 
 
@@ -225,6 +229,12 @@ class Evaluation:
         present = [d for d, n in want.items() if n > 0]
         present_exact = sum(got.get(d, 0) == want[d] for d in present)
         lost = sum(n >= LOST_DECK_MIN and got.get(d, 0) < n / 2 for d, n in want.items())
+        spread = bool(getattr(count, "spread", []))
+        unsaid = (
+            0
+            if spread
+            else sum(ranges[d][0] == ranges[d][1] and got.get(d, 0) != n for d, n in want.items())
+        )
         possible = count.possible
         n_possible = len(possible) if possible is not None else 0
         possible_missed = 0
@@ -257,6 +267,8 @@ class Evaluation:
             t.pairs_present += len(present)
             t.pairs_present_exact += present_exact
             t.decks_lost += lost
+            t.images_spread += spread
+            t.pairs_wrong_unsaid += unsaid
         if exact_pairs != len(want):
             self.failures.append(
                 {

@@ -18,7 +18,7 @@ from vision.core.first_look import FirstLook
 from vision.core.settings import VisionSettings
 from vision.core.types import Array
 from vision.name.classifier import DeckClassifier
-from vision.name.neighbours import Neighbours
+from vision.name.neighbours import Neighbours, touching_pairs
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,8 @@ class Namer:
         named = self.classifier.classify(
             image_bgr, cards, profile, Neighbours.from_settings(self.settings), probabilities=p
         )
-        return Named(named, tuple(self.could_be(p, profile, named.deck)))
+        could_be = self.could_be(p, profile, named.deck)
+        return Named(named, tuple(unknown_could_be(named, could_be, self.profile_decks(profile))))
 
     def possible_decks(
         self, possible: Cards | None, look: FirstLook, profile: tuple[str, ...]
@@ -102,6 +103,11 @@ class Namer:
         exclude = list(named) if named is not None else None
         return alternatives(p, c.classes, decks, bar, exclude=exclude)
 
+    def profile_decks(self, profile: tuple[str, ...]) -> tuple[str, ...]:
+        """The decks of the profile that the classifier knows, in its order."""
+        allowed = self.classifier.allowed(profile)
+        return tuple(d for d in self.classifier.decks if d in allowed)
+
     @property
     def enrolled(self) -> bool:
         """Whether the classifier is a profile's own (fitted by ``tallero enroll``)."""
@@ -124,4 +130,32 @@ def alternatives(
         own = exclude[i] if exclude is not None else None
         cand = [(float(row[col[d]]), d) for d in present if d != own]
         out.append(tuple(d for p, d in sorted(cand, reverse=True) if p >= min_probability))
+    return out
+
+
+def unknown_could_be(
+    cards: Cards, could_be: list[tuple[str, ...]], decks: tuple[str, ...]
+) -> list[tuple[str, ...]]:
+    """``could_be`` with the decks an unknown back could be where its picture names none.
+
+    A back named no deck whose picture is not even a fifth likely to be any deck could still
+    be a card of any of them: its picture was too little to tell. It could be the deck of
+    any named back it touches (the cards of a sorted pile lie together) or, touching none,
+    any deck of the profile.
+    """
+    out = list(could_be)
+    lost = [
+        i
+        for i in range(len(cards))
+        if cards.side[i] == BACK and cards.deck[i] is None and not out[i]
+    ]
+    if not lost:
+        return out
+    near: dict[int, set[str]] = {i: set() for i in lost}
+    for i, j in touching_pairs(cards.corners):
+        for a, b in ((i, j), (j, i)):
+            if a in near and cards.side[b] == BACK and cards.deck[b] is not None:
+                near[a].add(str(cards.deck[b]))
+    for i in lost:
+        out[i] = tuple(d for d in decks if d in near[i]) or decks
     return out

@@ -1,0 +1,71 @@
+"""A heap Tallero cannot count must not come out as a number: unknown backs widen the
+ranges of the decks they could be, and a tight heap of doubtful cards asks to be spread."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scoring.decks import deck_by_name
+from scoring.game import GameSetup, Seat
+from scoring.tally import Tally, round_from_tallies
+from vision.core.cards import BACK, Cards
+from vision.count.result import Count
+from vision.name.namer import unknown_could_be
+
+DECKS = ("pump", "carriage", "plow", "pail")
+
+
+def quad(x: float, y: float = 0.0) -> list[list[float]]:
+    return [[x, y], [x + 40, y], [x + 40, y + 60], [x, y + 60]]
+
+
+def backs(xs: list[float], decks: list[str | None], confidence: list[float]) -> Cards:
+    cards = Cards(np.array([quad(x) for x in xs]), [BACK] * len(xs), confidence)
+    cards.deck[:] = decks
+    return cards
+
+
+def test_an_unknown_back_could_be_the_deck_of_the_backs_it_touches() -> None:
+    # A plow, an unknown sliver on it, a pump far away and an unknown card alone.
+    cards = backs([0, 30, 400, 800], ["plow", None, "pump", None], [0.99] * 4)
+    out = unknown_could_be(cards, [(), (), (), ()], DECKS)
+    assert out == [(), ("plow",), (), DECKS]
+    # What the picture itself said stands.
+    assert unknown_could_be(cards, [(), ("pail",), (), ()], DECKS)[1] == ("pail",)
+
+
+def count_of(cards: Cards, could_be: list[tuple[str, ...]] | None = None) -> Count:
+    return Count(
+        "table.jpg", (1000, 200), cards, DECKS, {}, could_be=tuple(could_be or [()] * len(cards))
+    )
+
+
+def test_unknown_backs_widen_the_ranges_they_could_be_in() -> None:
+    cards = backs([0, 30, 400, 800], ["plow", None, "pump", None], [0.99] * 4)
+    count = count_of(cards, unknown_could_be(cards, [()] * 4, DECKS))
+    assert count.counts == {"pump": 1, "carriage": 0, "plow": 1, "pail": 0}
+    assert count.ranges == {"pump": (1, 2), "carriage": (0, 1), "plow": (1, 3), "pail": (0, 1)}
+
+
+def test_a_tight_heap_of_doubtful_backs_asks_to_be_spread() -> None:
+    xs = [0, 12, 24, 36, 48, 60]  # six backs, each on the next
+    sure, doubtful = 0.99, 0.5
+    heap = count_of(backs(xs, ["pump"] * 6, [doubtful] * 3 + [sure] * 3))
+    assert heap.spread == [[1, 2, 3, 4, 5, 6]]
+    assert heap.to_json()["spread"] == [
+        {"cards": [1, 2, 3, 4, 5, 6], "corners": [[0, 0], [100, 0], [100, 60], [0, 60]]}
+    ]
+    # Fewer doubtful cards, or fewer cards, or cards apart: countable.
+    assert count_of(backs(xs, ["pump"] * 6, [doubtful] * 2 + [sure] * 4)).spread == []
+    assert count_of(backs(xs[:5], ["pump"] * 5, [doubtful] * 5)).spread == []
+    apart = [x * 10 for x in xs]
+    assert count_of(backs(apart, ["pump"] * 6, [doubtful] * 6)).spread == []
+
+
+def test_a_heap_too_tight_to_count_blocks_the_round() -> None:
+    setup = GameSetup((Seat("Ann", deck_by_name("pump")), Seat("Ben", deck_by_name("plow"))))
+    result = round_from_tallies(setup, Tally({"pump": 9, "plow": 4}, spread=1), None)
+    assert (
+        "1 heap(s) in the Dutch photo too tight to count: spread these cards out and take the "
+        "photo again (marked on it)"
+    ) in result.problems
