@@ -38,6 +38,9 @@ HEADLINE = (
     "decks_lost",
 )
 LAYOUT_SCENES = 6
+# The kinds of card error (vision.lab.count_errors) the detector makes, and naming makes.
+DETECTOR_ERRORS = ("missed_under_half", "missed", "double_find", "off_find", "false_find")
+NAMING_ERRORS = ("named_otherwise", "deck_named_this", "other_art_named_this", "face_named_this")
 
 
 def scenes(out: Path, n: int, seed: int, kind: str, decks: int, art: str, imgsz: int) -> Path:
@@ -76,7 +79,8 @@ def count_family(directory: Path, profile: str | None, args: argparse.Namespace)
     """The headline figures of the family's scenes, counted with the profile's classifier."""
     from vision.count.counter import Counter
     from vision.enroll.profiles import classifier_for
-    from vision.evaluate.metrics import evaluate_dir
+    from vision.evaluate.metrics import Evaluation, counted_scenes
+    from vision.lab.count_errors import pair_errors, summarize
 
     classifier, enrolled = classifier_for(profile) if profile else (None, None)
     counter = Counter(
@@ -87,8 +91,22 @@ def count_family(directory: Path, profile: str | None, args: argparse.Namespace)
         decks=enrolled,
         threads=args.threads,
     )
-    figures = evaluate_dir(directory, counter, limit=args.n).to_json()
-    return {k: figures[k] for k in (*HEADLINE, "images")}
+    ev = Evaluation()
+    records: list[tuple[str, dict[str, Any]]] = []
+    pairs = 0
+    for truth, count in counted_scenes(directory, counter, args.n):
+        ev.add(truth, count)
+        pairs += len(truth["decks"])
+        records.extend(("all", r) for r in pair_errors(truth, count.cards, count.ranges))
+    figures = ev.to_json()
+    why = summarize(records, pairs)
+    events = why["events"]
+    return {
+        **{k: figures[k] for k in (*HEADLINE, "images")},
+        "errors_detector": sum(events.get(k, 0) for k in DETECTOR_ERRORS),
+        "errors_naming": sum(events.get(k, 0) for k in NAMING_ERRORS),
+        "pairs_due_only_to": why["pairs_due_only_to"],
+    }
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,37 @@
+"""`python -m vision.lab.families`: per-family figures and their worst and mean."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vision.lab import families
+
+
+def test_two_families_give_a_row_each_and_a_summary_of_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TALLERO_HOME", str(tmp_path / "elsewhere"))
+    families.main(
+        [str(tmp_path), "--families", "10000001,10000002", "--n", "2", "--kind", "layout",
+         "--imgsz", "640", "--no-enroll"]
+    )  # fmt: skip
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    rows, summary = lines[:-1], lines[-1]
+    assert [(r["family"], r["decks"], r["images"]) for r in rows] == [
+        (10000001, 4, 2),
+        (10000002, 4, 2),
+    ]
+    for r in rows:
+        # Every wrong count is explained by card errors of one stage or the other.
+        wrong = (1 - r["deck_exact"]) * 2 * 4
+        assert (r["errors_detector"] + r["errors_naming"] > 0) == (wrong > 0.5)
+    for key in ("present_deck_exact", "card_recall", "range_covers"):
+        values = [r[key] for r in rows]
+        assert summary[f"worst_{key}"] == min(values)
+        assert summary[f"mean_{key}"] == round(sum(values) / 2, 4)
+    assert summary["worst_decks_lost"] == max(r["decks_lost"] for r in rows)
+    # The scenes and the scratch home stay under OUT.
+    assert (tmp_path / "family-10000001-4" / "layout" / "truth").is_dir()
