@@ -14,10 +14,7 @@ SPINNING = "session.intra_op.allow_spinning"
 
 def _spinning(session: object) -> str:
     options = session.get_session_options()  # type: ignore[attr-defined]
-    try:
-        return str(options.get_session_config_entry(SPINNING))
-    except Exception:  # onnxruntime raises when the entry was never set: its default, on
-        return "1"
+    return str(options.get_session_config_entry(SPINNING))
 
 
 def test_the_small_models_run_without_spinning_workers_and_the_detector_with() -> None:
