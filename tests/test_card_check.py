@@ -157,6 +157,10 @@ def test_counting_with_and_without_the_check_names_its_models() -> None:
     assert "tallero-check.json" in [p["name"] for p in on.model_info["parts"]]
     assert len(off.model_info["parts"]) == 2
     assert on.model_info["sha256"] != off.model_info["sha256"]
+    # Both count the committed scene right: every card found, every deck's count exact.
+    truth = json.loads((DATA / "scene_4242_000002.json").read_text())
     image = cv2.imread(str(DATA / "scene_4242_000002.jpg"))
-    checked = on.count(image)
-    assert len(checked.cards) and (checked.cards.confidence <= 1.0).all()
+    for counter in (on, off):
+        counted = counter.count(image, decks=tuple(truth["decks"]))
+        assert len(counted.cards) == len(truth["cards"])
+        assert counted.counts == {d: truth["counts"][d] for d in truth["decks"]}

@@ -1,5 +1,6 @@
 """The card look: its crops, the model file, fitting it and its use in counting."""
 
+import json
 from pathlib import Path
 
 import cv2
@@ -91,9 +92,11 @@ def test_counting_names_the_look_and_it_can_be_turned_off() -> None:
     off = Counter(settings=VisionSettings(card_look=False), threads=1)
     assert [p["name"] for p in on.model_info["parts"]][-1] == "tallero-look.onnx"
     assert [p["name"] for p in off.model_info["parts"]][-1] == "tallero-check.json"
+    truth = json.loads((DATA / "scene_4242_000002.json").read_text())
     image = cv2.imread(str(DATA / "scene_4242_000002.jpg"))
-    looked = on.count(image)
-    assert len(looked.cards) and (looked.cards.confidence <= 1.0).all()
+    looked = on.count(image, decks=tuple(truth["decks"]))
+    assert len(looked.cards) == len(truth["cards"])
+    assert looked.counts == {d: truth["counts"][d] for d in truth["decks"]}
     assert (looked.cards.confidence >= on.settings.min_card_chance).all()
 
 

@@ -56,6 +56,10 @@ def test_a_trial_refits_a_copy_and_counts_the_set(tallero, home, monkeypatch, ca
     result = json.loads(line)
     assert result["try"] == "other_prior_scale=0"
     assert result["other_prior_factor"] == 1.0  # scale 0: the odds as fitted
-    assert 0.0 <= result["deck_exact"] <= 1.0
+    # The heirloom layout anchors each deck to its built-in twin, so the refitted copy
+    # still finds the sample's cards and counts most of its decks exactly.
+    assert result["anchors"] == {d: d for d in ("pump", "carriage", "plow", "pail")}
+    assert result["card_recall"] >= 0.95 and result["card_precision"] >= 0.95
+    assert result["deck_exact"] >= 0.6
     assert set(result["unknown_by_deck"]) <= {"pump", "carriage", "plow", "pail"}
     assert (folder / "decks.onnx").read_bytes() == before  # the profile is left as it was

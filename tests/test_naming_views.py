@@ -50,7 +50,17 @@ def test_probabilities_are_the_mean_of_the_looks() -> None:
     image, cards, _ = _scene()
     clf = DeckClassifier(DEFAULT_CLASSIFIER, threads=1)
     r = CardRectifier(image, clf.width_px, clf.height_px)
-    looks = [clf.probabilities(view_crops(r, cards.corners, v)) for v in VIEWS]
+    # The four looks built by hand: the crop as found, turned half round, 6% closer, 6% wider.
+    quads = cards.corners
+    centre = quads.mean(axis=1, keepdims=True)
+    as_found = r.crops(quads)
+    crops = [
+        as_found,
+        np.ascontiguousarray(as_found[:, ::-1, ::-1]),
+        r.crops(centre + (quads - centre) * np.float32(0.94)),
+        r.crops(centre + (quads - centre) * np.float32(1.06)),
+    ]
+    looks = [clf.probabilities(c) for c in crops]
     one = clf.card_probabilities(image, cards)
     np.testing.assert_allclose(one, looks[0], atol=1e-6)
     two = clf.card_probabilities(image, cards, 2)
@@ -92,4 +102,6 @@ def test_the_counter_names_from_the_averaged_looks_and_keeps_the_same_cards() ->
     # Which cards are kept is the card check's choice, from the first look alone.
     assert len(one.cards) == len(four.cards)
     np.testing.assert_allclose(np.sort(one.cards.confidence), np.sort(four.cards.confidence))
-    assert sum(four.counts.values()) >= 1
+    # Either way the committed scene counts exactly as its truth.
+    for counted in (one, four):
+        assert counted.counts == {d: truth["counts"][d] for d in decks}
