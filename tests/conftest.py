@@ -1,10 +1,15 @@
-"""Shared fixtures: every test gets its own empty ``$TALLERO_HOME``."""
+"""Shared fixtures: every test runs in a clean environment with its own empty homes.
+
+No test sees the developer's ``$TALLERO_HOME``, ``$TALLERO_PROFILE``, ``YOLO_*`` settings
+or home folder, and whatever a test sets in the environment is gone after it.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,10 +20,49 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+# Tallero's own settings and those of the libraries it drives (ultralytics writes its
+# settings and fonts under YOLO_CONFIG_DIR, else under the user's home).
+OWN_VARIABLES = ("TALLERO_", "YOLO_")
+
+
+def _clean_environment(scratch: Path) -> None:
+    """Drop Tallero's and ultralytics' variables; point every home at ``scratch``."""
+    for key in [k for k in os.environ if k.startswith(OWN_VARIABLES)]:
+        del os.environ[key]
+    user = scratch / "user-home"
+    user.mkdir(parents=True, exist_ok=True)
+    os.environ["HOME"] = str(user)
+    os.environ["XDG_CACHE_HOME"] = str(user / ".cache")
+    os.environ["XDG_CONFIG_HOME"] = str(user / ".config")
+    os.environ["XDG_DATA_HOME"] = str(user / ".local" / "share")
+    os.environ["TALLERO_HOME"] = str(scratch / "tallero-home")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def clean_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Module fixtures (counters, datasets) are made in a clean environment too."""
+    saved = dict(os.environ)
+    _clean_environment(tmp_path_factory.mktemp("session"))
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
+
+
+@pytest.fixture(autouse=True)
+def clean_test(tmp_path: Path) -> Iterator[None]:
+    """Each test: an empty ``$TALLERO_HOME`` and user home; the environment restored after."""
+    saved = dict(os.environ)
+    _clean_environment(tmp_path)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
+
+
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def home(tmp_path: Path) -> Path:
+    """The test's ``$TALLERO_HOME`` (empty; created by the first command that writes)."""
     path = tmp_path / "tallero-home"
-    monkeypatch.setenv("TALLERO_HOME", str(path))
+    assert os.environ["TALLERO_HOME"] == str(path)
     return path
 
 

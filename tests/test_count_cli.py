@@ -23,13 +23,13 @@ SCENES = sorted(DATA.glob("scene_*.json"))
 
 
 def tallero(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    env = dict(os.environ, TALLERO_HOME=str(cwd / ".tallero-test-home"))
+    """``tallero ARGS`` in a new process, with the test's own ``$TALLERO_HOME``."""
     return subprocess.run(
         [sys.executable, str(ROOT / "cli.py"), *args],
         capture_output=True,
         text=True,
         cwd=cwd,
-        env=env,
+        env=dict(os.environ),
         timeout=300,
     )
 
@@ -115,7 +115,7 @@ def test_bad_images_give_one_line_and_nonzero_exit(
     elif isinstance(content, bytes):
         path.write_bytes(content)
     run = tallero("count", str(path))
-    assert run.returncode != 0
+    assert run.returncode == 1
     err = run.stderr.strip().splitlines()
     assert len(err) == 1 and message in err[0], run.stderr
     assert "Traceback" not in run.stderr
