@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from commands.app import app
@@ -30,12 +32,21 @@ DEMO_GAME = (
 )
 
 
+# The example photos ship beside the code; the demo finds them from any folder.
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _located(arg: str) -> str:
+    """An example photo's path as it lies on this machine; other arguments as they are."""
+    return str(ROOT / arg) if arg.startswith("datasets/") else arg
+
+
 @app.command("demo")
 def demo() -> None:
     """Play a scripted sample game in a throw-away ledger, then score the example photos.
 
-    Run from the project folder (the example photos are in datasets/samples/); annotated
-    photos are written to out/demo/.
+    The example photos are in datasets/samples/; annotated photos are written to out/demo/
+    in the current folder.
     """
     import os
     import shlex
@@ -48,7 +59,7 @@ def demo() -> None:
             for args in DEMO_GAME:
                 typer.echo(f"\n$ tallero {shlex.join(args)}")
                 try:
-                    app(args, standalone_mode=False)
+                    app([_located(a) for a in args], standalone_mode=False)
                 except TalleroError as exc:  # the demo shows a mistake being caught
                     typer.echo(f"tallero: error: {exc}")
         finally:
