@@ -17,7 +17,7 @@ for where in (".", tempfile.gettempdir()):
 endef
 export DISK_CHECK
 
-.PHONY: setup demo test lint fmt clean
+.PHONY: setup demo test test-fast lint fmt clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
@@ -34,6 +34,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The edit-test loop: everything but the tests marked slow (model fits, benchmarks).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -51,6 +51,7 @@ def test_widening_grows_a_box_about_its_centre() -> None:
     assert np.isfinite(logit(np.array([0.0, 1.0]))).all()
 
 
+@pytest.mark.slow
 def test_a_fitted_look_reads_the_picture_and_carries_its_shape(look_file: Path) -> None:
     look = CardLook(look_file, threads=1)
     assert (look.width_px, look.height_px, look.margin) == (16, 24, 1.3)
@@ -62,6 +63,7 @@ def test_a_fitted_look_reads_the_picture_and_carries_its_shape(look_file: Path) 
     assert look.chance_of(crops[:0], facts[:0, :-1], np.zeros(0)).shape == (0,)
 
 
+@pytest.mark.slow
 def test_only_candidates_in_the_band_get_the_looks_chance(look_file: Path) -> None:
     look = CardLook(look_file, threads=1)
     image = np.full((200, 300, 3), 40, np.uint8)

@@ -53,6 +53,7 @@ def test_the_refine_scenes_are_new_seeds() -> None:
     assert names <= set(recipe.classifier_refine_detected_sets)
 
 
+@pytest.mark.slow
 def test_the_shipped_classifier_continues_on_truth_and_detected_crops(tmp_path: Path) -> None:
     import torch
 

@@ -52,6 +52,7 @@ def test_bad_deck_names(tallero, decks, message):
     assert r.code != 0 and message in r.err and "Traceback" not in r.err
 
 
+@pytest.mark.slow
 def test_enroll_count_replace_and_remove(tallero, home, quick_fit):
     r = tallero("enroll", "backs", str(LAYOUT), "--decks", "grandma,buggy-red,plow,pail", "--json")
     assert r.code == 0, r.err
@@ -122,6 +123,7 @@ def test_enroll_count_replace_and_remove(tallero, home, quick_fit):
     assert "built-in stand-in decks" in tallero("enroll", "list").out
 
 
+@pytest.mark.slow
 def test_a_second_profile_keeps_its_own_decks(tallero, home, quick_fit):
     r = tallero("enroll", "backs", str(LAYOUT), "--decks", "a,b,c,d", "--profile", "cabin")
     assert r.code == 0, r.err
@@ -152,6 +154,7 @@ COUNTED = [
 ]
 
 
+@pytest.mark.slow
 def test_enrolled_decks_count_exactly_and_an_unenrolled_deck_is_unknown(tallero, home):
     # The full fitting recipe, as a user gets it (about a minute on 2 cores).
     r = tallero("enroll", "backs", str(ROW_THREE), "--decks", "pump,carriage,plow", "--json")

@@ -43,6 +43,7 @@ def test_an_unknown_profile_is_a_clear_error(home: Path, capsys) -> None:
 @pytest.mark.skipif(
     not (MODELS / "tallero-cards.onnx").is_file(), reason="no shipped card detector"
 )
+@pytest.mark.slow
 def test_a_trial_refits_a_copy_and_counts_the_set(tallero, home, monkeypatch, capsys) -> None:
     from vision.enroll import run as enroll_run
 

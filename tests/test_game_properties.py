@@ -44,6 +44,11 @@ def games(draw: st.DrawFn, max_rounds: int = 8) -> tuple[GameSetup, list[RoundCo
     return setup, rounds
 
 
+# Drawing a game is cheap, but on a loaded machine hypothesis may find it slow to draw.
+QUICK = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@QUICK
 @given(games())
 def test_a_total_is_the_sum_of_its_rounds(game):
     setup, rounds = game
@@ -52,6 +57,7 @@ def test_a_total_is_the_sum_of_its_rounds(game):
         assert totals[player] == sum(r[player].dutch - 2 * r[player].blitz for r in rounds)
 
 
+@QUICK
 @given(games())
 def test_winner_and_tie_rules(game):
     setup, rounds = game

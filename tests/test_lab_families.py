@@ -10,6 +10,7 @@ import pytest
 from vision.lab import families
 
 
+@pytest.mark.slow
 def test_two_families_give_a_row_each_and_a_summary_of_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

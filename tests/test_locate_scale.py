@@ -67,6 +67,7 @@ def test_max_upscale_below_one_is_refused(value: float) -> None:
         VisionSettings(max_upscale=value)
 
 
+@pytest.mark.slow
 def test_the_check_is_fitted_on_the_candidates_it_meets_at_run_time(counter: Counter) -> None:
     from vision.train.check_fit import proposing_counter
 

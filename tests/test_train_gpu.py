@@ -89,6 +89,7 @@ def _sample_run(tmp_path: Path, **changes) -> tuple[Path, Path, GpuRecipe]:
     return data, out, recipe
 
 
+@pytest.mark.slow
 def test_a_run_exports_a_classifier_and_detector_the_counter_reads(tmp_path: Path):
     data, out, recipe = _sample_run(tmp_path, classifier_width=8)
     models = tmp_path / "models"
