@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,6 +21,10 @@ from commands.app import (
     report_status,
 )
 from scoring.errors import UsageError
+
+if TYPE_CHECKING:
+    from scoring.evidence import EvidenceCheck
+    from scoring.ledger import Game, Revision
 
 
 def enrolled_deck_names(profile: str | None) -> tuple[str, ...]:
@@ -263,16 +267,26 @@ def history(
     game: GameOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Every revision of a round: counts, reasons and evidence."""
+    """Every revision of a round: counts, reasons and evidence (each file's hash checked)."""
+    from scoring.evidence import check_evidence, require_intact
     from scoring.ledger import Ledger
     from scoring.report import history_json
 
     with Ledger.open() as ledger:
         g = ledger.game(game)
         revisions = ledger.history(g.id, round_number)
+    checks = {e.path: check_evidence(e) for rev in revisions for e in rev.evidence}
     if as_json:
-        emit_json(history_json(g, round_number, revisions))
-        return
+        emit_json(history_json(g, round_number, revisions, checks))
+    else:
+        _print_history(g, round_number, revisions, checks)
+    # The whole history is printed first; a missing or changed photo then fails the command.
+    require_intact(list(checks.values()), f"evidence of round {round_number} is not intact")
+
+
+def _print_history(
+    g: Game, round_number: int, revisions: list[Revision], checks: dict[str, EvidenceCheck]
+) -> None:
     typer.echo(f"Round {round_number} of {g.name} (game {g.id}): {len(revisions)} revision(s)")
     for rev in revisions:
         what = {"new": "scored", "amend": "amended", "undo": "undone"}[rev.kind]
@@ -289,6 +303,9 @@ def history(
                     f"  {seat.player:<12} Dutch {c.dutch:>2}  Blitz {c.blitz:>2}  {c.points:+d}"
                 )
         for e in rev.evidence:
+            status = checks[e.path].status
+            mark = "intact" if status == "ok" else status.upper()
             typer.echo(
-                f"  evidence: {e.role} photo {e.path} (sha256 {e.sha256[:12]}, model {e.model_id})"
+                f"  evidence: {e.role} photo {e.path} (sha256 {e.sha256[:12]}, model "
+                f"{e.model_id}): {mark}"
             )
