@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -181,6 +182,10 @@ def sheet(
     game: GameOpt = None,
     as_json: JsonOpt = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print the sheet as CSV.")] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="Write the sheet as an HTML page linking each round's audit."),
+    ] = None,
 ) -> None:
     """The score sheet: one column per round, the totals, the leader and the winner."""
     from scoring.ledger import Ledger
@@ -190,6 +195,13 @@ def sheet(
         raise UsageError("choose one of --json and --csv")
     with Ledger.open() as ledger:
         g = ledger.game(game)
+    if html is not None:
+        from commands.audit_page import write_sheet_page
+
+        write_sheet_page(html, g)
+        if not (as_json or as_csv):
+            typer.echo(f"Sheet written to {html}")
+            return
     if as_json:
         emit_json(sheet_json(g))
     elif as_csv:
