@@ -236,10 +236,8 @@ def audit_lines(audit: Mapping[str, Any]) -> list[str]:
             lines.append(f"  {photo['role']} photo not counted again: {photo['skipped']}")
     lines.append("\nRevisions:")
     for rev in audit["revisions"]:
-        lines.append(
-            f"  {rev['revision']}  {rev['created_at']}  {rev['kind']}"
-            + (f": {rev['reason']}" if rev["reason"] else "")
-        )
+        lines.append(f"  {rev['revision']}  {rev['created_at']}  {rev['kind']}")
+        lines += [f"     {part}" for part in (rev["reason"] or "").split("; ") if part]
         for w in rev["warnings"]:
             lines.append(f"     forced past: {w}")
     piles = audit["piles"]
@@ -252,7 +250,9 @@ def audit_lines(audit: Mapping[str, Any]) -> list[str]:
     for item in audit["review"]:
         card = f"#{item['card']}" if item["card"] is not None else "  "
         conf = f" ({item['confidence']:.2f})" if "confidence" in item else ""
-        lines.append(f"  {item['role']:<6} {card:<4} {item['deck'] or '?'}: {item['why']}{conf}")
+        lines.append(
+            f"  {item['role']:<6} {card:<4} {item['deck'] or 'no deck'}: {item['why']}{conf}"
+        )
     return lines
 
 
