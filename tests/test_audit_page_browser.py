@@ -20,6 +20,7 @@ import pytest
 from audit_round import PhotoRound, photo_round, run  # noqa: F401
 
 SIZES = ((390, 844), (1280, 900))  # a phone held upright, a laptop
+PRINT_WIDTH_PX = 718  # an A4 page less 1.5 cm margins, at 96 px per inch
 
 
 @pytest.fixture(scope="session")
@@ -38,7 +39,7 @@ def chromium() -> str:
 
 
 def look(page_file: Path, browser_path: str) -> list[dict[str, object]]:
-    """What Chromium shows of ``page_file`` at each size."""
+    """What Chromium shows of ``page_file`` at each size, then printed (print media)."""
     from playwright.sync_api import sync_playwright
 
     seen = []
@@ -66,6 +67,15 @@ def look(page_file: Path, browser_path: str) -> list[dict[str, object]]:
                     )
                 )
                 page.close()
+            page = browser.new_page(viewport={"width": PRINT_WIDTH_PX, "height": 1000})
+            page.emulate_media(media="print")
+            page.goto(page_file.as_uri(), wait_until="load")
+            seen.append(
+                page.evaluate(
+                    "() => ({width: innerWidth, scrollWidth: document.documentElement.scrollWidth})"
+                )
+            )
+            page.close()
         finally:
             browser.close()
     return seen
@@ -81,7 +91,9 @@ def test_the_audit_page_in_chromium(
     cards = sum(len(p["today"]["cards"]) for p in photos)
     flagged = sum(len(p["today"]["uncertain"]) for p in photos)
     assert cards > 0
-    for (width, _), seen in zip(SIZES, look(page, browser_path), strict=True):
+    *screens, printed = look(page, browser_path)
+    assert printed["scrollWidth"] <= printed["width"] == PRINT_WIDTH_PX, printed
+    for (width, _), seen in zip(SIZES, screens, strict=True):
         assert seen["width"] == width
         assert seen["broken"] == []
         assert seen["crops"] == cards
@@ -97,6 +109,8 @@ def test_the_sheet_page_in_chromium(
 ) -> None:
     page = tmp_path / "sheet.html"
     assert run(photo_round.home, "sheet", "--html", str(page)).code == 0
-    for (width, _), seen in zip(SIZES, look(page, browser_path), strict=True):
+    *screens, printed = look(page, browser_path)
+    assert printed["scrollWidth"] <= printed["width"], printed
+    for (width, _), seen in zip(SIZES, screens, strict=True):
         assert seen["width"] == width and seen["images"] == 0 and seen["external"] == 0
         assert seen["scrollWidth"] <= seen["width"], seen
