@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,6 +22,10 @@ from commands.app import (
     report_status,
 )
 from scoring.errors import UsageError
+
+if TYPE_CHECKING:
+    from scoring.evidence import EvidenceCheck
+    from scoring.ledger import Game, Revision
 
 
 def enrolled_deck_names(profile: str | None) -> tuple[str, ...]:
@@ -177,6 +182,10 @@ def sheet(
     game: GameOpt = None,
     as_json: JsonOpt = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print the sheet as CSV.")] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="Write the sheet as an HTML page linking each round's audit."),
+    ] = None,
 ) -> None:
     """The score sheet: one column per round, the totals, the leader and the winner."""
     from scoring.ledger import Ledger
@@ -186,6 +195,13 @@ def sheet(
         raise UsageError("choose one of --json and --csv")
     with Ledger.open() as ledger:
         g = ledger.game(game)
+    if html is not None:
+        from commands.audit_page import write_sheet_page
+
+        write_sheet_page(html, g)
+        if not (as_json or as_csv):
+            typer.echo(f"Sheet written to {html}")
+            return
     if as_json:
         emit_json(sheet_json(g))
     elif as_csv:
@@ -263,16 +279,26 @@ def history(
     game: GameOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Every revision of a round: counts, reasons and evidence."""
+    """Every revision of a round: counts, reasons and evidence (each file's hash checked)."""
+    from scoring.evidence import check_evidence, require_intact
     from scoring.ledger import Ledger
     from scoring.report import history_json
 
     with Ledger.open() as ledger:
         g = ledger.game(game)
         revisions = ledger.history(g.id, round_number)
+    checks = {e.path: check_evidence(e) for rev in revisions for e in rev.evidence}
     if as_json:
-        emit_json(history_json(g, round_number, revisions))
-        return
+        emit_json(history_json(g, round_number, revisions, checks))
+    else:
+        _print_history(g, round_number, revisions, checks)
+    # The whole history is printed first; a missing or changed photo then fails the command.
+    require_intact(list(checks.values()), f"evidence of round {round_number} is not intact")
+
+
+def _print_history(
+    g: Game, round_number: int, revisions: list[Revision], checks: dict[str, EvidenceCheck]
+) -> None:
     typer.echo(f"Round {round_number} of {g.name} (game {g.id}): {len(revisions)} revision(s)")
     for rev in revisions:
         what = {"new": "scored", "amend": "amended", "undo": "undone"}[rev.kind]
@@ -289,6 +315,9 @@ def history(
                     f"  {seat.player:<12} Dutch {c.dutch:>2}  Blitz {c.blitz:>2}  {c.points:+d}"
                 )
         for e in rev.evidence:
+            status = checks[e.path].status
+            mark = "intact" if status == "ok" else status.upper()
             typer.echo(
-                f"  evidence: {e.role} photo {e.path} (sha256 {e.sha256[:12]}, model {e.model_id})"
+                f"  evidence: {e.role} photo {e.path} (sha256 {e.sha256[:12]}, model "
+                f"{e.model_id}): {mark}"
             )

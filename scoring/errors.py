@@ -34,3 +34,7 @@ class ImageError(TalleroError):
 
 class ModelError(TalleroError):
     """A detector or deck model that is missing, corrupt or incompatible."""
+
+
+class EvidenceError(TalleroError):
+    """An evidence photo of a committed round is missing or no longer what was recorded."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scoring.errors import NeedsForce
+from scoring.errors import EvidenceError, NeedsForce
 from scoring.home import file_sha256
 from scoring.ledger import Evidence, Game, Ledger, confirm_round
 from scoring.report import counts_json, standing_json
@@ -24,16 +24,95 @@ EVIDENCE_DIR = "evidence"
 
 
 def keep_photo(path: Path, home: Path) -> tuple[Path, str]:
-    """Copy ``path`` into the evidence folder (once per content); returns (copy, sha256)."""
+    """Copy ``path`` into the evidence folder (once per content); returns (copy, sha256).
+
+    A file already kept under that hash is checked first: a copy that was changed or
+    truncated since is replaced, so the sha256 recorded is always the kept file's own.
+    """
     sha = file_sha256(path)
     folder = home / EVIDENCE_DIR
     folder.mkdir(parents=True, exist_ok=True)
     kept = folder / f"{sha}{path.suffix.lower()}"
-    if not kept.exists():
+    if not (kept.is_file() and file_sha256(kept) == sha):
         tmp = kept.with_name(kept.name + ".part")
         shutil.copyfile(path, tmp)
         os.replace(tmp, kept)  # atomic: a crash never leaves half a photo under its hash
     return kept, sha
+
+
+@dataclass(frozen=True)
+class EvidenceCheck:
+    """One evidence file against the sha256 recorded when its round was committed."""
+
+    role: str
+    path: str
+    sha256: str  # as recorded
+    status: str  # "ok", "missing", "changed" or "unreadable"
+    sha256_now: str | None  # the file's sha256 today; None when it is missing
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "role": self.role,
+            "path": self.path,
+            "sha256": self.sha256,
+            "status": self.status,
+            "sha256_now": self.sha256_now,
+        }
+
+    def describe(self) -> str:
+        """One line: the file and what is wrong with it (or that it is intact)."""
+        if self.status == "missing":
+            return f"{self.role} photo {self.path} is MISSING (sha256 {self.sha256[:12]})"
+        if self.status == "unreadable":
+            return f"{self.role} photo {self.path} is UNREADABLE (sha256 {self.sha256[:12]})"
+        if self.status == "changed":
+            now = (self.sha256_now or "")[:12]
+            return (
+                f"{self.role} photo {self.path} has CHANGED "
+                f"(sha256 {now}, recorded {self.sha256[:12]})"
+            )
+        return f"{self.role} photo {self.path} intact (sha256 {self.sha256[:12]})"
+
+
+def check_evidence(item: Evidence) -> EvidenceCheck:
+    """Hash the kept file of ``item`` and compare it with the recorded sha256."""
+    path = Path(item.path)
+    try:
+        now = file_sha256(path)
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return EvidenceCheck(item.role, item.path, item.sha256, "missing", None)
+    except OSError:
+        return EvidenceCheck(item.role, item.path, item.sha256, "unreadable", None)
+    status = "ok" if now == item.sha256 else "changed"
+    return EvidenceCheck(item.role, item.path, item.sha256, status, now)
+
+
+def require_intact(checks: Sequence[EvidenceCheck], what: str) -> None:
+    """Raise ``EvidenceError`` naming every missing or changed file among ``checks``."""
+    bad = [c for c in checks if not c.ok]
+    if bad:
+        raise EvidenceError(
+            f"{what}: "
+            + "; ".join(c.describe() for c in bad)
+            + ". Nothing was rewritten; restore the file from a backup to keep the audit trail"
+        )
+
+
+def orphan_evidence(ledger: Ledger, home: Path) -> list[Path]:
+    """Files in the evidence folder that no round records (left by a command stopped
+    between copying a photo and writing its round, or half-copied ``.part`` files).
+
+    They are harmless; nothing deletes them on its own.
+    """
+    folder = home / EVIDENCE_DIR
+    if not folder.is_dir():
+        return []
+    recorded = {Path(p).name for p in ledger.evidence_paths()}
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.name not in recorded)
 
 
 @dataclass(frozen=True)

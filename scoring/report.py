@@ -8,12 +8,15 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
 from scoring.ledger import Game, Revision
 from scoring.rules import RoundCounts
+
+if TYPE_CHECKING:
+    from scoring.evidence import EvidenceCheck
 
 
 def game_json(game: Game) -> dict[str, Any]:
@@ -74,7 +77,15 @@ def sheet_json(game: Game) -> dict[str, Any]:
     }
 
 
-def history_json(game: Game, number: int, revisions: Sequence[Revision]) -> dict[str, Any]:
+def history_json(
+    game: Game,
+    number: int,
+    revisions: Sequence[Revision],
+    checks: Mapping[str, EvidenceCheck] | None = None,
+) -> dict[str, Any]:
+    """``tallero history --json``; ``checks`` (evidence path -> its check) adds each
+    evidence file's ``status`` and ``sha256_now``."""
+    checks = checks or {}
     return {
         "game": game.id,
         "round": number,
@@ -96,6 +107,14 @@ def history_json(game: Game, number: int, revisions: Sequence[Revision]) -> dict
                         "cards": len(e.detections.get("cards", []))
                         if isinstance(e.detections, dict)
                         else None,
+                        **(
+                            {
+                                "status": checks[e.path].status,
+                                "sha256_now": checks[e.path].sha256_now,
+                            }
+                            if e.path in checks
+                            else {}
+                        ),
                     }
                     for e in rev.evidence
                 ],

@@ -1,0 +1,95 @@
+"""Auditing a disputed round: ``tallero audit`` checks, counts again and writes a report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from commands.app import GameOpt, JsonOpt, ProfileOpt, app, emit_json, make_counter
+from scoring.errors import UsageError
+
+if TYPE_CHECKING:
+    from scoring.audit import Recount
+    from scoring.evidence import EvidenceCheck
+    from scoring.ledger import Game
+    from vision.count.counter import Counter
+
+HtmlOpt = Annotated[
+    Path | None,
+    typer.Option("--html", help="Also write the report as one self-contained HTML file."),
+]
+
+
+@app.command("audit")
+def audit(
+    round_number: Annotated[int, typer.Argument(metavar="ROUND", help="Round number.")],
+    game: GameOpt = None,
+    html: HtmlOpt = None,
+    as_json: JsonOpt = False,
+    profile: ProfileOpt = None,
+) -> None:
+    """Audit a round: check its evidence files, count the photos again with today's models,
+    and show the revision trail and the cards to look at first (exit 1 if evidence is bad)."""
+    from scoring.audit import audit_json, audit_lines, check_round_evidence
+    from scoring.evidence import require_intact
+    from scoring.ledger import Ledger
+
+    with Ledger.open() as ledger:
+        g = ledger.game(game)
+        revisions = ledger.history(g.id, round_number)
+    checks = check_round_evidence(revisions)
+    counter = make_counter(None, None, profile) if any(c.ok for _, c in checks) else None
+    recounts, pictures = recount(g, [c for _, c in checks], counter)
+    data = audit_json(
+        g,
+        round_number,
+        revisions,
+        checks,
+        recounts,
+        counter.model_info if counter is not None else None,
+        counter.settings.uncertain_below_confidence if counter is not None else 0.8,
+    )
+    if html is not None:
+        from commands.audit_page import write_audit_page
+
+        write_audit_page(html, data, pictures)
+    if as_json:
+        emit_json(data)
+    else:
+        for line in audit_lines(data):
+            typer.echo(line)
+        if html is not None:
+            typer.echo(f"\nReport written to {html}")
+    require_intact([c for _, c in checks], f"the evidence of round {round_number} is not intact")
+
+
+def recount(
+    game: Game, checks: list[EvidenceCheck], counter: Counter | None
+) -> tuple[list[Recount], dict[str, tuple[Any, Any]]]:
+    """Count every intact evidence photo again with ``counter``, limited to the game's
+    decks as when it was scored. Returns the recounts and, per role, (image BGR, Count)
+    for the HTML report. A missing or changed photo is not counted (it says why)."""
+    from scoring.audit import Recount
+    from vision.core.imageio import load_image
+
+    recounts: list[Recount] = []
+    pictures: dict[str, tuple[Any, Any]] = {}
+    decks = tuple(s.deck.id for s in game.setup.seats)
+    if counter is not None:
+        unknown = [d for d in decks if d not in counter.decks]
+        if unknown:
+            raise UsageError(
+                f"the deck model does not know {', '.join(unknown)}; pick the profile the "
+                "game was scored with (--profile)"
+            )
+    for check in checks:
+        if not check.ok or counter is None:
+            recounts.append(Recount(check.role, check.path, None, f"the file is {check.status}"))
+            continue
+        image = load_image(Path(check.path), counter.settings)
+        count = counter.count(image, name=check.path, decks=decks)
+        recounts.append(Recount(check.role, check.path, count.to_json()))
+        pictures[check.role] = (image, count)
+    return recounts, pictures
