@@ -98,7 +98,7 @@ def test_evidence_is_kept_with_the_revision(tmp_path):
         assert ledger.history(gid, 1)[0].evidence == (ev,)
 
 
-def test_schema_version_wal_and_foreign_keys(tmp_path):
+def test_schema_version_and_wal(tmp_path):
     Ledger.open(tmp_path).close()
     db = sqlite3.connect(tmp_path / LEDGER_FILE)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
