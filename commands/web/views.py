@@ -157,7 +157,7 @@ class Pages:
         raise UsageError("no such photo in this round")
 
     async def _correct(self, request: Request) -> str:
-        pid = request.path_params["pid"]
+        pid = str(request.path_params["pid"])
         form = await read_form(request, self.token)
         self.desk.correct(
             pid,
