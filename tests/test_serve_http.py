@@ -13,6 +13,8 @@ import pytest
 from serve_helpers import BLITZ, DUTCH, PLAYERS, TOKEN, live_server, png_header_only
 
 ORIGIN = "http://testserver"
+# Starlette's TestClient still runs on httpx here; its notice about a successor is not ours.
+pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
 
 
 @pytest.fixture(scope="module")
@@ -217,3 +219,28 @@ def test_a_round_is_scored_as_the_cli_scores_it_and_lands_once(app, home, taller
             (rev,) = history["revisions"]
             assert rev["reason"].endswith("(one under a pile)")
             assert [e["role"] for e in rev["evidence"]] == ["dutch", "blitz"]
+
+
+def test_flagged_cards_must_be_accepted_before_the_round_lands(client, home):
+    post(client, "/api/games", data={"players": PLAYERS})
+    r = post(client, "/api/games/1/rounds", files={"blitz": ("b.jpg", BLITZ.read_bytes())})
+    assert r.status_code == 400 and r.json()["error"] == "choose or take the Dutch photo"
+    r = post(client, "/api/games/1/rounds", files={"dutch": ("d.jpg", DUTCH.read_bytes())})
+    assert r.status_code == 201
+    page = r.json()
+    assert page["problems"] and page["corrections"] == []
+    assert all(c["blitz"] == 0 for c in page["players"].values())  # no Blitz photo
+    pid = page["pending"]
+    r = post(client, f"/api/pending/{pid}/commit", data={})
+    assert r.status_code == 409
+    assert r.json()["error"].startswith("not committed: " + page["problems"][0])
+    assert client.get("/api/games/1/sheet").json()["rounds"] == []
+    assert not (home / "evidence").exists()  # a refused round keeps no photo
+    r = post(client, f"/api/pending/{pid}/commit", data={"accept": "1"})
+    assert r.status_code == 201 and r.json()["round"] == 1
+    assert r.json()["players"] == page["players"]
+    r = post(client, f"/api/pending/{pid}/commit", data={"accept": "1"})
+    assert r.status_code == 409
+    assert r.json()["error"] == "this round was already committed as round 1 of game 1"
+    r = client.get(f"/pending/{pid}")
+    assert r.status_code == 409 and "already committed as round 1" in r.text
