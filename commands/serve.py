@@ -22,7 +22,7 @@ def build_app(home: Path, profile: str | None, token: str) -> Starlette:
     from commands.web.app import make_app
     from commands.web.desk import RoundDesk
 
-    desk = RoundDesk(home, lambda: make_counter(None, None, profile))
+    desk = RoundDesk(home, lambda: make_counter(None, None, profile), profile)
     return make_app(token, desk)
 
 

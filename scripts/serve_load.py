@@ -4,7 +4,7 @@ Starts the page's server in this process on a free loopback port with a fresh
 TALLERO_HOME, starts a game, then
 
 1. times one upload of a 12 MP photo (the bundled Dutch sample resized to 4032x3024)
-   from the POST to the result page loaded, a few times;
+   from the POST to the result page loaded with its annotated photo, a few times;
 2. sends ``--uploads`` uploads (Dutch + Blitz sample photos) from ``--clients`` clients at
    once, while one more client reads the sheet every 0.2 s, and reports the latency
    percentiles of both and whether every upload came back as its own round.
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -88,6 +89,8 @@ def main() -> None:
                 files = {"dutch": ("p.jpg", big.read_bytes(), "image/jpeg")}
                 r = c.post("/games/1/rounds", files=files, follow_redirects=True)
                 assert r.status_code == 200 and "Check the round" in r.text, r.text[:300]
+                for src in re.findall(r'<img src="([^"]+)"', r.text):  # as a browser would
+                    assert c.get(src).status_code == 200
                 times.append(time.perf_counter() - start)
             print(
                 f"12 MP upload to result page ({big.stat().st_size / 1e6:.1f} MB JPEG): "

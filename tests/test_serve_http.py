@@ -7,10 +7,13 @@ import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from serve_helpers import BLITZ, DUTCH, PLAYERS, TOKEN, live_server, png_header_only
+
+from scoring.errors import UsageError
 
 ORIGIN = "http://testserver"
 # Starlette's TestClient still runs on httpx here; its notice about a successor is not ours.
@@ -244,3 +247,24 @@ def test_flagged_cards_must_be_accepted_before_the_round_lands(client, home):
     assert r.json()["error"] == "this round was already committed as round 1 of game 1"
     r = client.get(f"/pending/{pid}")
     assert r.status_code == 409 and "already committed as round 1" in r.text
+
+
+@pytest.mark.parametrize(
+    ("size", "shown"), [((640, 480), (640, 480)), ((4032, 3024), (2016, 1512))]
+)
+def test_the_page_shows_a_12_mp_photo_at_a_phones_size(home, tmp_path, size, shown):
+    import cv2
+    import numpy as np
+
+    from commands.web.desk import Pending, RoundDesk
+
+    annotated = tmp_path / "annotated.jpg"
+    image = np.full((size[1], size[0], 3), 90, np.uint8)
+    cv2.imwrite(str(annotated), image)
+    desk = RoundDesk(home, lambda: pytest.fail("no counter is needed to show a photo"))
+    desk._pending["p"] = Pending("p", 1, [SimpleNamespace(role="dutch", annotated=annotated)])
+    jpeg = desk.page_photo("p", "dutch")
+    decoded = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert (decoded.shape[1], decoded.shape[0]) == shown
+    with pytest.raises(UsageError, match="no blitz photo in this round"):
+        desk.page_photo("p", "blitz")

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 UPLOADS_DIR = "uploads"  # in TALLERO_HOME: photos as received, under generated names
 ANNOTATED_DIR = "annotated"
+PAGE_PHOTO_SIDE_PX = 2048  # the annotated photo on the page: its card numbers stay legible
 # What an upload's first bytes say it is; the decoder decides whether it really is one.
 MAGIC_SUFFIX = (
     (b"\xff\xd8\xff", ".jpg"),
@@ -66,8 +67,11 @@ def upload_suffix(head: bytes) -> str:
 class RoundDesk:
     """The rounds of one ``tallero serve``: pending rounds, one counter, one commit lock."""
 
-    def __init__(self, home: Path, counter_for: Callable[[], Counter]) -> None:
+    def __init__(
+        self, home: Path, counter_for: Callable[[], Counter], profile: str | None = None
+    ) -> None:
         self.home = home
+        self.profile = profile  # whose enrolled decks a new game may use
         self._counter_for = counter_for
         self._counter: Counter | None = None
         self.count_lock = threading.Lock()  # one photo counted at a time, one model load
@@ -105,6 +109,35 @@ class RoundDesk:
         pending = Pending(pid, game.id, photos)
         self._pending[pid] = pending
         return pending
+
+    def page_photo(self, pid: str, role: str) -> bytes:
+        """The annotated ``role`` photo of a pending round as a JPEG for a phone's screen:
+        decoded at full, 1/2, 1/4 or 1/8 scale (cheap for a JPEG) so that its long side is
+        at most PAGE_PHOTO_SIDE_PX (px)."""
+        import cv2
+        from PIL import Image
+
+        for photo in self.get(pid).photos:
+            if photo.role == role:
+                break
+        else:
+            raise UsageError(f"no {role} photo in this round")
+        with Image.open(photo.annotated) as img:  # reads the header only
+            side = max(img.size)
+        scale = next((f for f in (1, 2, 4) if side / f <= PAGE_PHOTO_SIDE_PX), 8)
+        flag = {
+            1: cv2.IMREAD_COLOR,
+            2: cv2.IMREAD_REDUCED_COLOR_2,
+            4: cv2.IMREAD_REDUCED_COLOR_4,
+            8: cv2.IMREAD_REDUCED_COLOR_8,
+        }[scale]
+        image = cv2.imread(str(photo.annotated), flag)
+        if image is None:
+            raise ImageError(f"cannot read the annotated {role} photo")
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        if not ok:
+            raise ImageError(f"cannot encode the annotated {role} photo")
+        return bytes(buf.tobytes())
 
     def get(self, pid: str) -> Pending:
         """The pending round ``pid``; a committed one says which round it became."""

@@ -11,7 +11,7 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from commands.web.app import POLL_SECONDS, _made, read_form, save_upload
 from commands.web.desk import Pending, RoundDesk
@@ -72,7 +72,7 @@ class Pages:
             raise UsageError(f"the target must be a whole number of points, not {target!r}")
         name = _text(form, "name") or None
         tie = _text(form, "tie") or "play-on"
-        return start_game(seats, int(target), tie, name, None, self.desk.home)
+        return start_game(seats, int(target), tie, name, self.desk.profile, self.desk.home)
 
     async def new_game(self, request: Request) -> RedirectResponse:
         game = await self._start(request)
@@ -149,12 +149,10 @@ class Pages:
             reasons=pending.reasons,
         )
 
-    async def photo(self, request: Request) -> FileResponse:
-        pending = self.desk.get(request.path_params["pid"])
-        for p in pending.photos:
-            if p.role == request.path_params["role"]:
-                return FileResponse(p.annotated, media_type="image/jpeg")
-        raise UsageError("no such photo in this round")
+    async def photo(self, request: Request) -> Response:
+        pid, role = request.path_params["pid"], request.path_params["role"]
+        jpeg = await run_in_threadpool(self.desk.page_photo, pid, role)
+        return Response(jpeg, media_type="image/jpeg", headers={"cache-control": "no-store"})
 
     async def _correct(self, request: Request) -> str:
         pid = str(request.path_params["pid"])
