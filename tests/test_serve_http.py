@@ -142,8 +142,7 @@ def test_a_non_image_is_422_and_the_sent_name_reaches_no_path(client, home, tmp_
     r = post(client, "/api/games/1/rounds", files=files)
     assert r.status_code == 422
     assert r.json()["error"] == "the Dutch photo: not an image (unrecognised format)"
-    (kept,) = uploads(home)
-    assert re.fullmatch(r"[0-9a-f]{24}\.img", kept.name)
+    assert uploads(home) == []  # a refused upload is not kept
     assert not list(tmp_path.parent.rglob("evil*"))
     r = post(client, "/games/1/rounds", files=files)
     assert r.status_code == 422 and "the Dutch photo: not an image" in r.text
@@ -247,6 +246,26 @@ def test_flagged_cards_must_be_accepted_before_the_round_lands(client, home):
     assert r.json()["error"] == "this round was already committed as round 1 of game 1"
     r = client.get(f"/pending/{pid}")
     assert r.status_code == 409 and "already committed as round 1" in r.text
+
+
+def test_uploads_are_named_by_the_server_from_their_first_bytes(home):
+    from commands.web.desk import RoundDesk
+
+    desk = RoundDesk(home, lambda: pytest.fail("no counter is needed"))
+    heads = (b"\xff\xd8\xff\xe0", b"\x89PNG\r\n\x1a\n", b"../x")
+    paths = [desk.new_upload_path(head) for head in heads]
+    assert [p.suffix for p in paths] == [".jpg", ".png", ".img"]
+    assert all(re.fullmatch(r"[0-9a-f]{24}\.(jpg|png|img)", p.name) for p in paths)
+    assert len({p.name for p in paths}) == 3
+    assert all(p.parent == home / "uploads" for p in paths)
+
+
+def test_a_token_with_odd_characters_is_refused_not_an_error(app):
+    from starlette.testclient import TestClient
+
+    with TestClient(app, base_url=ORIGIN) as c:
+        assert c.get("/?token=%C3%A9t%C3%A9").status_code == 401
+        assert c.get("/api/games", headers={"x-tallero-token": "%ff"}).status_code == 401
 
 
 @pytest.mark.parametrize(

@@ -74,6 +74,11 @@ def status_of(exc: TalleroError) -> int:
     return 400
 
 
+def token_matches(given: str, token: str) -> bool:
+    """``given`` is the token (compared in constant time; any text, even non-ASCII)."""
+    return secrets.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8"))
+
+
 def same_origin(request: Request) -> bool:
     """The POST comes from a page of this server: its Origin (else Referer) names our host."""
     host = request.headers.get("host", "")
@@ -95,8 +100,8 @@ class TokenGuard(BaseHTTPMiddleware):
     ) -> Response:
         given = request.query_params.get("token")
         cookie = request.cookies.get(COOKIE) or request.headers.get(HEADER) or ""
-        from_query = given is not None and secrets.compare_digest(given, self.token)
-        if not (from_query or secrets.compare_digest(cookie, self.token)):
+        from_query = given is not None and token_matches(given, self.token)
+        if not (from_query or token_matches(cookie, self.token)):
             return error_response(
                 request, HttpError(401, "this page needs the link with its token (?token=...)")
             )
@@ -176,7 +181,7 @@ async def read_form(request: Request, token: str) -> FormData:
     form = await request.form(max_files=2, max_fields=20)
     given = form.get("token")
     sent = given if isinstance(given, str) else request.headers.get(HEADER, "")
-    if not secrets.compare_digest(sent, token):
+    if not token_matches(sent, token):
         raise HttpError(403, "the form must carry the page's token")
     return form
 

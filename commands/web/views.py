@@ -15,7 +15,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 
 from commands.web.app import POLL_SECONDS, _made, read_form, save_upload
 from commands.web.desk import Pending, RoundDesk
-from scoring.errors import UsageError
+from scoring.errors import TalleroError, UsageError
 
 
 def _text(form: Any, key: str) -> str:
@@ -97,9 +97,15 @@ class Pages:
         form = await read_form(request, self.token)
         dutch = await save_upload(self.desk, form.get("dutch"))
         blitz = await save_upload(self.desk, form.get("blitz"))
-        if dutch is None:
-            raise UsageError("choose or take the Dutch photo")
-        return await run_in_threadpool(self.desk.count, game, dutch, blitz)
+        try:
+            if dutch is None:
+                raise UsageError("choose or take the Dutch photo")
+            return await run_in_threadpool(self.desk.count, game, dutch, blitz)
+        except TalleroError:
+            for path in (dutch, blitz):  # a refused upload is not kept
+                if path is not None:
+                    path.unlink(missing_ok=True)
+            raise
 
     async def upload(self, request: Request) -> RedirectResponse:
         pending = await self._count(request)
