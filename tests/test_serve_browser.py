@@ -31,6 +31,7 @@ def fits(page: Any) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
 
+@pytest.mark.slow  # two photos counted twice, an audit, a browser: 40 s on two cores
 def test_a_round_from_photos_on_two_phones(browser_path, home, tallero, tmp_path):
     from playwright.sync_api import sync_playwright
 
