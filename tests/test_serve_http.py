@@ -287,3 +287,55 @@ def test_the_page_shows_a_12_mp_photo_at_a_phones_size(home, tmp_path, size, sho
     assert (decoded.shape[1], decoded.shape[0]) == shown
     with pytest.raises(UsageError, match="no blitz photo in this round"):
         desk.page_photo("p", "blitz")
+
+
+class HeldCounter:
+    """The module's counter, holding each count until the test lets it go."""
+
+    def __init__(self, counter: Any) -> None:
+        self.counter = counter
+        self.counting = threading.Event()
+        self.release = threading.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.counter, name)
+
+    def count(self, *args: Any, **kwargs: Any) -> Any:
+        self.counting.set()
+        assert self.release.wait(60)
+        return self.counter.count(*args, **kwargs)
+
+
+def test_the_sheet_answers_while_a_photo_is_being_counted(home, counter):
+    import httpx
+
+    from commands.web.app import make_app
+    from commands.web.desk import RoundDesk
+
+    held = HeldCounter(counter)
+    with live_server(make_app(TOKEN, RoundDesk(home, lambda: held))) as base:
+        headers = {"origin": base, "x-tallero-token": TOKEN}
+        with httpx.Client(base_url=base, headers=headers, timeout=120) as phone:
+            phone.cookies.set("tallero_token", TOKEN)
+            assert phone.post("/api/games", data={"players": PLAYERS}).status_code == 201
+            answers: list[httpx.Response] = []
+
+            def upload() -> None:
+                with httpx.Client(base_url=base, headers=headers, timeout=120) as other:
+                    other.cookies.set("tallero_token", TOKEN)
+                    files = {"dutch": ("d.jpg", DUTCH.read_bytes())}
+                    answers.append(other.post("/api/games/1/rounds", files=files))
+
+            thread = threading.Thread(target=upload)
+            thread.start()
+            try:
+                assert held.counting.wait(60)
+                # The photo is being counted: the sheet and the pages still answer at once.
+                r = phone.get("/api/games/1/sheet", timeout=5)
+                assert r.status_code == 200 and r.json()["rounds"] == []
+                assert phone.get("/games/1", timeout=5).status_code == 200
+                assert answers == []
+            finally:
+                held.release.set()
+                thread.join()
+            assert [a.status_code for a in answers] == [201]
