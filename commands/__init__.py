@@ -5,6 +5,7 @@
 - `commands.photos`: counting and scoring from photos (count, score, eval, bench);
 - `commands.audit`: auditing a round (audit), with `commands.audit_page` writing the
   audit and score-sheet pages;
+- `commands.serve`: the phone page (`tallero serve`), with `commands.web` its app;
 - `commands.enroll`: learning a user's own decks;
 - `commands.training`: the synthetic scenes and the training of the shipped models;
 - `commands.demo`: a scripted sample game.

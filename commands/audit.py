@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -32,24 +33,11 @@ def audit(
 ) -> None:
     """Audit a round: check its evidence files, count the photos again with today's models,
     and show the revision trail and the cards to look at first (exit 1 if evidence is bad)."""
-    from scoring.audit import audit_json, audit_lines, check_round_evidence
+    from scoring.audit import audit_lines
     from scoring.evidence import require_intact
-    from scoring.ledger import Ledger
 
-    with Ledger.open() as ledger:
-        g = ledger.game(game)
-        revisions = ledger.history(g.id, round_number)
-    checks = check_round_evidence(revisions)
-    counter = make_counter(None, None, profile) if any(c.ok for _, c in checks) else None
-    recounts, pictures = recount(g, [c for _, c in checks], counter)
-    data = audit_json(
-        g,
-        round_number,
-        revisions,
-        checks,
-        recounts,
-        counter.model_info if counter is not None else None,
-        counter.settings.uncertain_below_confidence if counter is not None else 0.8,
+    data, pictures, checks = audit_round(
+        game, round_number, lambda: make_counter(None, None, profile)
     )
     if html is not None:
         from commands.audit_page import write_audit_page
@@ -62,7 +50,37 @@ def audit(
             typer.echo(line)
         if html is not None:
             typer.echo(f"\nReport written to {html}")
-    require_intact([c for _, c in checks], f"the evidence of round {round_number} is not intact")
+    require_intact(checks, f"the evidence of round {round_number} is not intact")
+
+
+def audit_round(
+    game_id: int | None,
+    round_number: int,
+    counter_for: Callable[[], Counter],
+    home: Path | None = None,
+) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]], list[EvidenceCheck]]:
+    """Check a round's evidence and count its intact photos again (with the counter
+    ``counter_for`` gives, made only when there is a photo to count). Returns the audit
+    JSON, per role (image BGR, Count) for the HTML report, and the evidence checks."""
+    from scoring.audit import audit_json, check_round_evidence
+    from scoring.ledger import Ledger
+
+    with Ledger.open(home) as ledger:
+        g = ledger.game(game_id)
+        revisions = ledger.history(g.id, round_number)
+    checks = check_round_evidence(revisions)
+    counter = counter_for() if any(c.ok for _, c in checks) else None
+    recounts, pictures = recount(g, [c for _, c in checks], counter)
+    data = audit_json(
+        g,
+        round_number,
+        revisions,
+        checks,
+        recounts,
+        counter.model_info if counter is not None else None,
+        counter.settings.uncertain_below_confidence if counter is not None else 0.8,
+    )
+    return data, pictures, [c for _, c in checks]
 
 
 def recount(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -25,6 +25,13 @@ from commands.app import (
     report_status,
 )
 from scoring.errors import UsageError
+
+if TYPE_CHECKING:
+    from scoring.ledger import Game, Ledger
+    from scoring.rules import RoundCounts
+    from scoring.tally import PhotoRound
+    from vision.count.counter import Counter
+    from vision.count.photos import CountedPhoto
 
 
 @app.command("score")
@@ -60,15 +67,11 @@ def score(
     as_json: JsonOpt = False,
 ) -> None:
     """Score a round from photos: count every deck, map decks to players, show the round."""
-    from scoring.evidence import Photo, commit_photo_round, photo_round_json
+    from scoring.evidence import photo_round_json
     from scoring.home import tallero_home
     from scoring.ledger import Ledger
     from scoring.parse import parse_counts
     from scoring.report import round_table
-    from scoring.rules import build_round
-    from scoring.tally import round_from_tallies
-    from vision.count.photos import count_photos
-    from vision.count.tally import tally_of
 
     home = tallero_home()
     with Ledger.open(home) as ledger:
@@ -79,27 +82,15 @@ def score(
         if (fixes_d or fixes_b) and not (reason and reason.strip()):
             raise UsageError('a hand correction needs --reason "..."')
         counter = make_counter(model, None, profile)
-        unknown_decks = [s.deck.id for s in g.setup.seats if s.deck.id not in counter.decks]
-        if unknown_decks:
-            raise UsageError(
-                f"the deck model does not know {', '.join(unknown_decks)}; enroll "
-                "them (tallero enroll backs) or pick their profile with --profile"
-            )
-        game_decks = tuple(s.deck.id for s in g.setup.seats)
-        photos = count_photos(
-            counter, dutch_photo, blitz_photo, annotate or home / "annotated", game_decks
+        require_game_decks(counter, g)
+        photos = count_round_photos(
+            counter, g, dutch_photo, blitz_photo, annotate or home / "annotated"
         )
-        tallies = {p.role: tally_of(p.count) for p in photos}
-        tops = pile_tops(piles)
-        result = round_from_tallies(
-            g.setup, tallies["dutch"], tallies.get("blitz"), fixes_d, fixes_b, tops
-        )
-        counts = build_round(g.setup.players, result.dutch, result.blitz)
+        result, counts = read_round(g, photos, fixes_d, fixes_b, pile_tops(piles))
         number = None
         if commit:
-            kept = [Photo(p.role, p.path, p.to_json(), p.count.model["name"]) for p in photos]
-            number = commit_photo_round(
-                ledger, home, g.id, counts, result, kept, accept, force, reason
+            number = commit_counted_round(
+                ledger, home, g.id, photos, result, counts, accept, force, reason
             )
             g = ledger.game(g.id)
     if as_json:
@@ -124,6 +115,65 @@ def score(
         )
     else:
         typer.echo("Not committed (add --commit to append it to the sheet).")
+
+
+def require_game_decks(counter: Counter, game: Game) -> None:
+    """Refuse a counter that does not know every deck of ``game``."""
+    unknown_decks = [s.deck.id for s in game.setup.seats if s.deck.id not in counter.decks]
+    if unknown_decks:
+        raise UsageError(
+            f"the deck model does not know {', '.join(unknown_decks)}; enroll "
+            "them (tallero enroll backs) or pick their profile with --profile"
+        )
+
+
+def count_round_photos(
+    counter: Counter, game: Game, dutch: Path, blitz: Path | None, annotate_dir: Path
+) -> list[CountedPhoto]:
+    """Count a round's Dutch (and Blitz) photo with only the game's decks competing, and
+    write each annotated copy into ``annotate_dir``."""
+    from vision.count.photos import count_photos
+
+    game_decks = tuple(s.deck.id for s in game.setup.seats)
+    return count_photos(counter, dutch, blitz, annotate_dir, game_decks)
+
+
+def read_round(
+    game: Game,
+    photos: list[CountedPhoto],
+    fixes_dutch: dict[str, int],
+    fixes_blitz: dict[str, int],
+    tops: list[str] | None = None,
+) -> tuple[PhotoRound, RoundCounts]:
+    """The round the counted photos show, with hand corrections (player -> count) applied:
+    per-player counts, problems, ranges, and the points of each player."""
+    from scoring.rules import build_round
+    from scoring.tally import round_from_tallies
+    from vision.count.tally import tally_of
+
+    tallies = {p.role: tally_of(p.count) for p in photos}
+    result = round_from_tallies(
+        game.setup, tallies["dutch"], tallies.get("blitz"), fixes_dutch, fixes_blitz, tops
+    )
+    return result, build_round(game.setup.players, result.dutch, result.blitz)
+
+
+def commit_counted_round(
+    ledger: Ledger,
+    home: Path,
+    game_id: int,
+    photos: list[CountedPhoto],
+    result: PhotoRound,
+    counts: RoundCounts,
+    accept: bool,
+    force: bool,
+    reason: str | None,
+) -> int:
+    """Append the round to the sheet with its photos kept as evidence; its number."""
+    from scoring.evidence import Photo, commit_photo_round
+
+    kept = [Photo(p.role, p.path, p.to_json(), p.count.model["name"]) for p in photos]
+    return commit_photo_round(ledger, home, game_id, counts, result, kept, accept, force, reason)
 
 
 def _annotated_path(out: Path, image: Path, several: bool) -> Path:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -25,7 +25,7 @@ from scoring.errors import UsageError
 
 if TYPE_CHECKING:
     from scoring.evidence import EvidenceCheck
-    from scoring.ledger import Game, Revision
+    from scoring.ledger import Game, Ledger, Revision
 
 
 def enrolled_deck_names(profile: str | None) -> tuple[str, ...]:
@@ -34,6 +34,53 @@ def enrolled_deck_names(profile: str | None) -> tuple[str, ...]:
     from vision.enroll.profiles import ProfileStore, profile_name
 
     return ProfileStore(tallero_home()).load(profile_name(profile)).deck_names
+
+
+def start_game(
+    seats: list[str],
+    target: int,
+    tie: str,
+    name: str | None,
+    profile: str | None,
+    home: Path | None = None,
+) -> Game:
+    """Record a new game from ``Ann=pump`` seats (``tallero game new``) and make it current."""
+    from scoring.decks import deck_by_name
+    from scoring.game import GameSetup, Seat, TiePolicy
+    from scoring.ledger import Ledger
+    from scoring.parse import split_pairs
+
+    try:
+        policy = TiePolicy(tie)
+    except ValueError:
+        raise UsageError(f"--tie must be play-on or share, not {tie!r}") from None
+    enrolled = enrolled_deck_names(profile)
+    setup = GameSetup(
+        tuple(Seat(p, deck_by_name(d, enrolled)) for p, d in split_pairs(seats, "players")),
+        target=target,
+        tie=policy,
+    )
+    with Ledger.open(home) as ledger:
+        return ledger.new_game(setup, name)
+
+
+def games_json(ledger: Ledger) -> dict[str, Any]:
+    """``tallero games --json``: every game with its round count and standing."""
+    from scoring.report import game_json, standing_json
+
+    ids = ledger.game_ids()
+    current = ledger.current_game_id() if ids else None
+    return {
+        "games": [
+            {
+                **game_json(g),
+                "rounds": len(g.live_rounds),
+                "current": g.id == current,
+                **standing_json(g),
+            }
+            for g in (ledger.game(i) for i in ids)
+        ]
+    }
 
 
 @game_app.command("new")
@@ -52,24 +99,10 @@ def game_new(
     as_json: JsonOpt = False,
 ) -> None:
     """Start a game: 2 to 8 players, each bound to one deck."""
-    from scoring.decks import deck_by_name
-    from scoring.game import GameSetup, Seat, TiePolicy
-    from scoring.ledger import Ledger
-    from scoring.parse import split_pairs
     from scoring.report import game_json
 
-    try:
-        policy = TiePolicy(tie)
-    except ValueError:
-        raise UsageError(f"--tie must be play-on or share, not {tie!r}") from None
-    enrolled = enrolled_deck_names(profile)
-    setup = GameSetup(
-        tuple(Seat(p, deck_by_name(d, enrolled)) for p, d in split_pairs(seats, "players")),
-        target=target,
-        tie=policy,
-    )
-    with Ledger.open() as ledger:
-        game = ledger.new_game(setup, name)
+    game = start_game(seats, target, tie, name, profile)
+    setup = game.setup
     if as_json:
         emit_json({"game": game_json(game)})
         return
@@ -83,26 +116,13 @@ def games(as_json: JsonOpt = False) -> None:
     from rich.table import Table
 
     from scoring.ledger import Ledger
-    from scoring.report import game_json, standing_json
 
     with Ledger.open() as ledger:
-        ids = ledger.game_ids()
-        current = ledger.current_game_id() if ids else None
-        all_games = [ledger.game(i) for i in ids]
+        listing = games_json(ledger)
+        all_games = [ledger.game(i) for i in ledger.game_ids()]
+        current = ledger.current_game_id() if all_games else None
     if as_json:
-        emit_json(
-            {
-                "games": [
-                    {
-                        **game_json(g),
-                        "rounds": len(g.live_rounds),
-                        "current": g.id == current,
-                        **standing_json(g),
-                    }
-                    for g in all_games
-                ]
-            }
-        )
+        emit_json(listing)
         return
     if not all_games:
         typer.echo("No games yet: start one with `tallero game new Ann=pump Ben=carriage`.")

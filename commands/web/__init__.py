@@ -1,0 +1,1 @@
+"""``tallero serve``: the phone page (Starlette app, templates, one small script)."""

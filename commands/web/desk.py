@@ -1,0 +1,215 @@
+"""Rounds being scored from the page: counted once, corrected by hand, committed once.
+
+A round's photos are counted when they are uploaded (one counter, loaded once, used by one
+photo at a time); corrections re-read the same counts; a commit lands at most once however
+many phones press the button.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scoring.errors import ImageError, LedgerError, UsageError
+
+if TYPE_CHECKING:
+    from scoring.ledger import Game
+    from scoring.rules import RoundCounts
+    from scoring.tally import PhotoRound
+    from vision.count.counter import Counter
+    from vision.count.photos import CountedPhoto
+
+UPLOADS_DIR = "uploads"  # in TALLERO_HOME: photos as received, under generated names
+ANNOTATED_DIR = "annotated"
+PAGE_PHOTO_SIDE_PX = 2048  # the annotated photo on the page: its card numbers stay legible
+# What an upload's first bytes say it is; the decoder decides whether it really is one.
+MAGIC_SUFFIX = (
+    (b"\xff\xd8\xff", ".jpg"),
+    (b"\x89PNG\r\n\x1a\n", ".png"),
+    (b"RIFF", ".webp"),
+    (b"GIF8", ".gif"),
+    (b"BM", ".bmp"),
+)
+
+
+class RoundTaken(LedgerError):
+    """The round was committed already (by another phone, or a second press)."""
+
+
+@dataclass
+class Pending:
+    """A counted round not yet on the sheet."""
+
+    id: str
+    game_id: int
+    photos: list[CountedPhoto]
+    fixes: dict[str, dict[str, int]] = field(default_factory=lambda: {"Dutch": {}, "Blitz": {}})
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str | None:
+        return "; ".join(self.reasons) or None
+
+
+def upload_suffix(head: bytes) -> str:
+    """A file suffix for an upload from its first bytes (never from the name it was sent
+    with); ``.img`` where they say nothing known."""
+    for magic, suffix in MAGIC_SUFFIX:
+        if head.startswith(magic):
+            return suffix
+    return ".img"
+
+
+class RoundDesk:
+    """The rounds of one ``tallero serve``: pending rounds, one counter, one commit lock."""
+
+    def __init__(
+        self, home: Path, counter_for: Callable[[], Counter], profile: str | None = None
+    ) -> None:
+        self.home = home
+        self.profile = profile  # whose enrolled decks a new game may use
+        self._counter_for = counter_for
+        self._counter: Counter | None = None
+        self.count_lock = threading.Lock()  # one photo counted at a time, one model load
+        self._commit_lock = threading.Lock()
+        self._pending: dict[str, Pending] = {}
+        self._committed: dict[str, tuple[int, int]] = {}  # pending id -> (game, round)
+
+    def counter(self) -> Counter:
+        """The counter, loaded on first use (in the calling worker thread)."""
+        with self.count_lock:
+            if self._counter is None:
+                self._counter = self._counter_for()
+            return self._counter
+
+    def new_upload_path(self, head: bytes) -> Path:
+        """A fresh path in the uploads folder, named by the server."""
+        folder = self.home / UPLOADS_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f"{secrets.token_hex(12)}{upload_suffix(head)}"
+
+    def count(self, game: Game, dutch: Path, blitz: Path | None) -> Pending:
+        """Count the photos of a new round (blocking: call it from a worker thread)."""
+        from commands.photos import count_round_photos, require_game_decks
+
+        counter = self.counter()
+        require_game_decks(counter, game)
+        pid = secrets.token_urlsafe(9)
+        with self.count_lock:
+            try:
+                photos = count_round_photos(
+                    counter, game, dutch, blitz, self.home / ANNOTATED_DIR / pid
+                )
+            except ImageError as exc:
+                raise ImageError(_name_photos(str(exc), dutch, blitz)) from None
+        pending = Pending(pid, game.id, photos)
+        self._pending[pid] = pending
+        return pending
+
+    def page_photo(self, pid: str, role: str) -> bytes:
+        """The annotated ``role`` photo of a pending round as a JPEG for a phone's screen:
+        decoded at full, 1/2, 1/4 or 1/8 scale (cheap for a JPEG) so that its long side is
+        at most PAGE_PHOTO_SIDE_PX (px)."""
+        import cv2
+        from PIL import Image
+
+        for photo in self.get(pid).photos:
+            if photo.role == role:
+                break
+        else:
+            raise UsageError(f"no {role} photo in this round")
+        with Image.open(photo.annotated) as img:  # reads the header only
+            side = max(img.size)
+        scale = next((f for f in (1, 2, 4) if side / f <= PAGE_PHOTO_SIDE_PX), 8)
+        flag = {
+            1: cv2.IMREAD_COLOR,
+            2: cv2.IMREAD_REDUCED_COLOR_2,
+            4: cv2.IMREAD_REDUCED_COLOR_4,
+            8: cv2.IMREAD_REDUCED_COLOR_8,
+        }[scale]
+        image = cv2.imread(str(photo.annotated), flag)
+        if image is None:
+            raise ImageError(f"cannot read the annotated {role} photo")
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        if not ok:
+            raise ImageError(f"cannot encode the annotated {role} photo")
+        return bytes(buf.tobytes())
+
+    def get(self, pid: str) -> Pending:
+        """The pending round ``pid``; a committed one says which round it became."""
+        if pid in self._committed:
+            game_id, number = self._committed[pid]
+            raise RoundTaken(
+                f"this round was already committed as round {number} of game {game_id}"
+            )
+        try:
+            return self._pending[pid]
+        except KeyError:
+            raise LedgerError("no such round being scored (was the server restarted?)") from None
+
+    def read(self, pid: str) -> tuple[Game, Pending, PhotoRound, RoundCounts]:
+        """The pending round as it stands with its corrections, in its game."""
+        from commands.photos import read_round
+        from scoring.ledger import Ledger
+
+        pending = self.get(pid)
+        with Ledger.open(self.home) as ledger:
+            game = ledger.game(pending.game_id)
+        result, counts = read_round(
+            game, pending.photos, pending.fixes["Dutch"], pending.fixes["Blitz"]
+        )
+        return game, pending, result, counts
+
+    def correct(self, pid: str, label: str, player: str, value: str, reason: str) -> None:
+        """Replace one player's Dutch or Blitz count; a reason is required."""
+        from scoring.parse import parse_counts
+
+        game, pending, _, _ = self.read(pid)
+        if label not in ("Dutch", "Blitz"):
+            raise UsageError(f"a count is Dutch or Blitz, not {label!r}")
+        if not reason.strip():
+            raise UsageError("a hand correction needs a reason")
+        name = game.setup.player_named(player)
+        (n,) = parse_counts([f"{name}={value}"], label).values()
+        pending.fixes[label][name] = n
+        pending.reasons.append(reason.strip())
+
+    def commit(self, pid: str, accept: bool, force: bool) -> tuple[int, dict[str, Any]]:
+        """Append the round to its game's sheet with its evidence: (round number, the
+        ``score --json`` payload). Exactly one of several concurrent commits lands; the
+        others get `RoundTaken`."""
+        from commands.photos import commit_counted_round
+        from scoring.evidence import photo_round_json
+        from scoring.ledger import Ledger
+
+        with self._commit_lock:
+            game, pending, result, counts = self.read(pid)
+            with Ledger.open(self.home) as ledger:
+                number = commit_counted_round(
+                    ledger,
+                    self.home,
+                    game.id,
+                    pending.photos,
+                    result,
+                    counts,
+                    accept,
+                    force,
+                    pending.reason,
+                )
+                after = ledger.game(game.id)
+            self._committed[pid] = (game.id, number)
+            del self._pending[pid]
+        photos = [p.to_json() for p in pending.photos]
+        return number, photo_round_json(after, counts, result, photos, number)
+
+
+def _name_photos(message: str, dutch: Path, blitz: Path | None) -> str:
+    """An image error about a server-named upload, told with the photo's role instead."""
+    message = message.replace(str(dutch), "the Dutch photo")
+    if blitz is not None:
+        message = message.replace(str(blitz), "the Blitz photo")
+    return message
