@@ -17,6 +17,10 @@ class LiveSettings:
         miss_grace_s: a counted card unseen for longer than this makes the view SETTLING.
         gone_after_s: a counted card unseen for longer than this was taken away (a hand
             resting over cards for longer than this is taken as a change of the table).
+        min_seen_share: a card seen in a share ``f`` of the counted frames since it appeared
+            may go unseen ``1 / max(f, min_seen_share)`` times longer before SETTLING (and
+            ``1 / max(f, 2 * min_seen_share)`` before gone): a card hard to see does not
+            come and go.
         pending_min_hits: a new track seen this many times makes the view SETTLING (one
             stray box does not).
         could_be_min_share: a deck that won at least this share of a card's votes is one
@@ -35,6 +39,7 @@ class LiveSettings:
     appear_min_hits: int = 3
     miss_grace_s: float = 0.35
     gone_after_s: float = 1.5
+    min_seen_share: float = 0.3
     pending_min_hits: int = 2
     could_be_min_share: float = 0.2
     json_every_s: float = 1.0
@@ -50,6 +55,8 @@ class LiveSettings:
         for name in ("appear_s", "miss_grace_s", "gone_after_s", "json_every_s"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0 seconds")
+        if not 0 < self.min_seen_share <= 0.5:
+            raise ValueError("min_seen_share must be in (0, 0.5]")
         if self.gone_after_s < self.miss_grace_s:
             raise ValueError("gone_after_s must be at least miss_grace_s")
         if not 0 <= self.track_low_confidence <= self.track_high_confidence <= 1:

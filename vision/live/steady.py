@@ -30,6 +30,7 @@ class TrackEvidence:
         first_s: when it was first seen (seconds of the picture's clock).
         last_s: when it was last seen.
         hits: counted frames it was seen in.
+        chances: counted frames since it was first seen (seen or not).
         deck_votes: naming confidence summed per deck (``None``: a back of no deck).
         side_votes: frames it was seen as a back, as a face.
         confidence_sum: detection confidence summed over its frames.
@@ -43,6 +44,7 @@ class TrackEvidence:
     last_s: float
     card: Cards
     hits: int = 0
+    chances: int = 0
     deck_votes: dict[str | None, float] = field(default_factory=dict)
     side_votes: list[int] = field(default_factory=lambda: [0, 0])
     confidence_sum: float = 0.0
@@ -63,6 +65,21 @@ class TrackEvidence:
             self.deck_votes[deck] = self.deck_votes.get(deck, 0.0) + float(card.deck_confidence[0])
             self.other_sum += float(card.other_probability[0])
             self.could_be.update(could_be)
+
+    @property
+    def seen_share(self) -> float:
+        """Share of the counted frames since it appeared that saw it (1.0: every one)."""
+        return self.hits / max(self.chances, 1)
+
+    def unseen_bars(self, settings: LiveSettings) -> tuple[float, float]:
+        """How long (s) this card may go unseen before the view is SETTLING, and before it
+        is taken as gone: longer for a card the detector sees only in some frames, so a
+        card that is hard to see does not come and go."""
+        share = self.seen_share
+        return (
+            settings.miss_grace_s / max(share, settings.min_seen_share),
+            settings.gone_after_s / max(share, 2 * settings.min_seen_share),
+        )
 
     @property
     def side(self) -> int:
@@ -139,13 +156,14 @@ class SteadyTable:
 
     def observe(self, t: float, count: Count, matches: Sequence[tuple[int, int]]) -> None:
         """Add a counted frame at time ``t`` (s): its count and each ``(track, card index)``."""
+        for known in self.tracks.values():
+            known.chances += 1
         for track_id, i in matches:
             card = count.cards[np.array([i])]
             could_be = count.could_be[i] if i < len(count.could_be) else ()
-            rec = self.tracks.get(track_id)
-            if rec is None:
-                rec = self.tracks[track_id] = TrackEvidence(first_s=t, last_s=t, card=card)
-            rec.add(t, card, could_be)
+            if track_id not in self.tracks:
+                self.tracks[track_id] = TrackEvidence(first_s=t, last_s=t, card=card, chances=1)
+            self.tracks[track_id].add(t, card, could_be)
         self._template = count
 
     def view(self, t: float) -> TableView:
@@ -156,19 +174,20 @@ class SteadyTable:
         for track_id in list(self.tracks):
             rec = self.tracks[track_id]
             unseen = t - rec.last_s
-            if unseen > s.gone_after_s:
+            grace, gone = rec.unseen_bars(s)
+            if unseen > gone:
                 del self.tracks[track_id]  # taken away (or a stray box that never counted)
             elif (
                 not rec.counted
                 and rec.hits >= s.appear_min_hits
                 and t - rec.first_s >= s.appear_s
-                and unseen <= s.miss_grace_s
+                and unseen <= grace
             ):
                 rec.counted = True
         # Until the first cards can have counted, nothing is known to be steady.
         warming = t - self._start < s.appear_s
         settling = warming or any(
-            (rec.counted and t - rec.last_s > s.miss_grace_s)
+            (rec.counted and t - rec.last_s > rec.unseen_bars(s)[0])
             or (
                 not rec.counted
                 and rec.hits >= s.pending_min_hits
