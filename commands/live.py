@@ -162,16 +162,19 @@ def run_window(events: Iterable[Event], screen: Screen, taker: RoundTaker, panel
     from vision.live.window import draw_window
 
     last: Tick | None = None
+    fault = ""
     for event in events:
         if isinstance(event, Fault):
-            panel.message, panel.error = f"{event.message}; retrying", True
+            fault = panel.message = f"{event.message}; retrying"
+            panel.error = True
             if last is None:
                 continue
             tick = last  # the last steady table stays on screen
         else:
             tick = last = event
-            if panel.error:
+            if fault and panel.message == fault:  # the source is back
                 panel.message, panel.error = "", False
+            fault = ""
         panel.taken = taker.taken_lines()
         picture = draw_window(tick, panel)
         screen.show(picture)

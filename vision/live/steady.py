@@ -31,6 +31,8 @@ class TrackEvidence:
         last_s: when it was last seen.
         hits: counted frames it was seen in.
         chances: counted frames since it was first seen (seen or not).
+        chances_seen: ``chances`` when it was last seen (its share of frames seen is judged
+            up to then, not on the absence being judged).
         deck_votes: naming confidence summed per deck (``None``: a back of no deck).
         side_votes: frames it was seen as a back, as a face.
         confidence_sum: detection confidence summed over its frames.
@@ -45,6 +47,7 @@ class TrackEvidence:
     card: Cards
     hits: int = 0
     chances: int = 0
+    chances_seen: int = 0
     deck_votes: dict[str | None, float] = field(default_factory=dict)
     side_votes: list[int] = field(default_factory=lambda: [0, 0])
     confidence_sum: float = 0.0
@@ -56,6 +59,7 @@ class TrackEvidence:
         """One more frame's look at this track (``card``: one row)."""
         self.last_s = t
         self.hits += 1
+        self.chances_seen = self.chances
         self.card = card
         side = int(card.side[0])
         self.side_votes[side] += 1
@@ -68,8 +72,8 @@ class TrackEvidence:
 
     @property
     def seen_share(self) -> float:
-        """Share of the counted frames since it appeared that saw it (1.0: every one)."""
-        return self.hits / max(self.chances, 1)
+        """Share of the counted frames from its first to its last sighting that saw it."""
+        return self.hits / max(self.chances_seen, 1)
 
     def unseen_bars(self, settings: LiveSettings) -> tuple[float, float]:
         """How long (s) this card may go unseen before the view is SETTLING, and before it
@@ -87,12 +91,14 @@ class TrackEvidence:
         return FACE if self.side_votes[FACE] > self.side_votes[BACK] else BACK
 
     def deck(self) -> tuple[str | None, float]:
-        """The deck that won the track's votes and its share of them (1.0 without votes)."""
+        """The deck that won the track's votes, and how sure of it the track is: the naming
+        confidence it got, averaged over every frame that saw the card's back (a frame that
+        named another deck adds 0). 1.0 without votes."""
         total = sum(self.deck_votes.values())
         if total <= 0:
             return None, 1.0
         best = max(self.deck_votes, key=lambda d: self.deck_votes[d])
-        return best, self.deck_votes[best] / total
+        return best, self.deck_votes[best] / max(self.side_votes[BACK], 1)
 
     def settled_card(self) -> Cards:
         """The track as one card: its last box, its whole track's side, deck and confidences."""

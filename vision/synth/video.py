@@ -239,3 +239,66 @@ def synthesize_clips(out: Path, n: int, opts: ClipOptions, start: int = 0) -> li
     opts.check()
     out.mkdir(parents=True, exist_ok=True)
     return [write_clip(out, opts, i) for i in range(start, start + n)]
+
+
+def painted_hand(size: tuple[int, int], palm: tuple[float, float], reach: float) -> np.ndarray:
+    """An (h, w) float32 alpha of a simple hand and forearm reaching from the bottom edge to
+    ``palm`` (px) by ``reach`` (0: out of the picture, 1: there)."""
+    w, h = size
+    alpha = np.zeros((h, w), np.float32)
+    x, y = palm[0], h + 120 - (h + 120 - palm[1]) * reach
+    cv2.ellipse(alpha, (int(x), int(y)), (48, 58), 0, 0, 360, 1.0, -1)
+    cv2.rectangle(alpha, (int(x - 40), int(y + 30)), (int(x + 40), h + 200), 1.0, -1)
+    for k, (dx, length) in enumerate(zip((-30, -10, 10, 30), (50, 62, 58, 44), strict=True)):
+        cv2.line(alpha, (int(x + dx), int(y)), (int(x + dx * 1.3), int(y - length)), 1.0, 16 - k)
+    return cv2.GaussianBlur(alpha, (5, 5), 0)
+
+
+def film_photo(
+    photo: np.ndarray,
+    counts: dict[str, int],
+    out: Path,
+    seconds: float = 4.0,
+    fps: float = 10.0,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Film a still ``photo`` (whose cards are ``counts``) as a short webcam clip with a hand
+    passing over the cards: ``out`` (``.mp4``, mp4v) and its truth beside it (``.json``)."""
+    rng = np.random.default_rng(seed)
+    h, w = photo.shape[:2]
+    n = int(round(seconds * fps))
+    hand_from, hand_to = int(n * 0.3), int(n * 0.3) + int(fps)
+    skin = np.array([110, 150, 205], np.float32)
+    writer = cv2.VideoWriter(str(out), cv2.VideoWriter_fourcc(*"mp4v"), fps, (w, h))
+    if not writer.isOpened():
+        raise RuntimeError(f"cannot write {out}")
+    frames = []
+    for k in range(n):
+        img = photo.astype(np.float32)
+        covering = hand_from <= k < hand_to
+        if covering:
+            s = (k - hand_from) / max(hand_to - hand_from, 1)
+            a = painted_hand((w, h), (w * 0.5, h * 0.45), min(1.0, 3 * min(s, 1 - s)))[..., None]
+            img = img * (1 - a) + skin * a
+        img *= 1 + 0.08 * np.sin(2 * np.pi * k / n)
+        dx, dy = 3 * np.sin(2 * np.pi * k / n) + rng.normal(0, 0.7), rng.normal(0, 0.7)
+        M = np.float32([[1, 0, dx], [0, 1, dy]])
+        frame = cv2.warpAffine(
+            np.clip(img, 0, 255).astype(np.uint8), M, (w, h), borderMode=cv2.BORDER_REFLECT
+        )
+        noisy = frame.astype(np.float32) + rng.normal(0, 1.0, frame.shape).astype(np.float32)
+        writer.write(np.clip(noisy, 0, 255).astype(np.uint8))
+        frames.append({"counts": dict(counts), "hand": covering, "blur_px": 0})
+    writer.release()
+    record = {
+        "fps": fps,
+        "size": [w, h],
+        "decks": list(counts),
+        "event": "hand",
+        "cards_moved": 0,
+        "hand_s": [round(hand_from / fps, 3), round(hand_to / fps, 3)],
+        "settled_s": [0.0, round(hand_to / fps, 3)],
+        "frames": frames,
+    }
+    out.with_suffix(".json").write_text(json.dumps(record, separators=(",", ":")))
+    return record
