@@ -209,6 +209,8 @@ class SteadyTable:
         steady = self._steady if self._steady is not None else self._count([])
         seen = [r for r in self.tracks.values() if t - r.last_s <= s.miss_grace_s]
         seen_cards = Cards.concatenate([r.settled_card() for r in seen])
+        if len(seen_cards):
+            seen_cards = seen_cards[reading_order(seen_cards)]  # numbered as count numbers
         return TableView(not settling, steady, seen_cards, self._since)
 
     def _count(self, records: list[TrackEvidence]) -> Count:

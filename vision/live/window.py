@@ -125,7 +125,7 @@ class HighguiWindow:
 
     def __init__(self, title: str = WINDOW_TITLE) -> None:
         self.title = title
-        cv2.namedWindow(title, cv2.WINDOW_NORMAL)
+        cv2.namedWindow(title, cv2.WINDOW_AUTOSIZE | cv2.WINDOW_GUI_NORMAL)
 
     def show(self, picture: Array) -> None:
         """Show one picture."""
