@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from vision.core.cards import BACK, Cards
 from vision.count.result import Count
@@ -321,3 +322,65 @@ def test_s_saves_a_snapshot_of_the_window(home) -> None:
     messages, screen = window_run(home, ticks, {10: "s"})
     files = list((home / "snapshots").iterdir())
     assert len(files) == 1 and messages[11] == f"snapshot {files[0]}"
+
+
+def test_dataset_synth_video_writes_clips_with_the_truth_of_every_frame(tallero, tmp_path) -> None:
+    out = tmp_path / "clips"
+    r = tallero(
+        "dataset",
+        "synth",
+        str(out),
+        "--kind",
+        "video",
+        "--n",
+        "1",
+        "--seed",
+        "3",
+        "--decks",
+        "4",
+        "--seconds",
+        "2",
+        "--fps",
+        "5",
+        "--quiet",
+    )
+    assert r.code == 0, r.err
+    assert sorted(p.name for p in out.iterdir()) == ["000000.avi", "000000.json"]
+    rec = json.loads((out / "000000.json").read_text())
+    assert rec["fps"] == 5 and rec["size"] == [640, 480] and len(rec["decks"]) == 4
+    assert len(rec["frames"]) == 10
+    assert rec["event"] in ("still", "hand", "remove", "add")
+    assert all(set(f["counts"]) == set(rec["decks"]) for f in rec["frames"])
+    assert rec["settled_s"][0] == 0.0
+    import cv2
+
+    capture = cv2.VideoCapture(str(out / "000000.avi"))
+    frames = 0
+    while capture.read()[0]:
+        frames += 1
+    assert frames == 10
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seconds", "1"], "clip length must be 2-60 s, not 1.0"),
+        (["--fps", "100"], "clip frame rate must be 5-60, not 100.0"),
+    ],
+)
+def test_dataset_synth_video_refuses_odd_clips(tallero, tmp_path, args, message) -> None:
+    r = tallero("dataset", "synth", str(tmp_path / "c"), "--kind", "video", *args)
+    assert r.code == 2 and r.err == f"tallero: error: {message}\n"
+
+
+def test_eval_on_the_committed_clip_gives_steady_right_counts(tallero) -> None:
+    r = tallero("eval", str(CLIP.parent), "--json")
+    assert r.code == 0, r.err
+    figures = r.json()["all"]
+    assert figures["clips"] == 1 and figures["frames"] == 40
+    assert figures["settled_exact"] == 1.0
+    assert figures["single_exact"] == 1.0
+    assert figures["flicker_per_min"] == 0.0
+    assert figures["wrong_steady"] == 0.0
+    assert figures["hand_restored"] == 1.0
+    assert figures["time_to_steady_s"]["max"] <= 1.0

@@ -113,7 +113,7 @@ def evaluate_clip(
     # flicker: changes of the shown count while the truth stays the same
     first = next((k for k in range(n) if steady[k]), n)
     changes = sum(
-        1 for k in range(max(first, 1), n) if shown[k] != shown[k - 1] and truth[k] == truth[k - 1]
+        1 for k in range(first + 1, n) if shown[k] != shown[k - 1] and truth[k] == truth[k - 1]
     )
     flat_min = max(n - first, 0) / fps_clip / 60
     steady_n = sum(steady[:n])
