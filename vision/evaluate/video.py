@@ -9,8 +9,8 @@ Each clip (``NAME.avi`` or ``.mp4`` beside its truth ``NAME.json``, as written b
   averaged over (clip, deck);
 - ``time_to_steady_s``: from each settling of the table to the first frame that is STEADY
   with the true counts (median and worst; a clip that never gets there counts as its rest);
-- ``flicker_per_min``: changes of the steady count per minute while the table does not
-  change (after the view first turned STEADY);
+- ``flicker_per_min``: changes of the steady count per minute in the clips whose table
+  never changes (a hand or nothing), after the view first turned STEADY;
 - ``wrong_steady``: share of frames marked STEADY whose count is wrong (any deck);
 - ``hand_restored``: share of clips with a hand and no card moved whose steady count after
   the hand equals the one before it;
@@ -110,12 +110,12 @@ def evaluate_clip(
         end = (settled + [n / fps_clip])[[*settled, n / fps_clip].index(s) + 1]
         hit = next((k for k in ks if steady[k] and shown[k] == truth[k]), None)
         to_steady.append((hit / fps_clip - s) if hit is not None else end - s)
-    # flicker: changes of the shown count while the truth stays the same
+    # flicker: changes of the shown count on a table that never changes (a clip where
+    # cards are added or taken is not judged: its one right change comes late by design)
     first = next((k for k in range(n) if steady[k]), n)
-    changes = sum(
-        1 for k in range(first + 1, n) if shown[k] != shown[k - 1] and truth[k] == truth[k - 1]
-    )
-    flat_min = max(n - first, 0) / fps_clip / 60
+    flat = all(truth[k] == truth[0] for k in range(n))
+    changes = sum(1 for k in range(first + 1, n) if shown[k] != shown[k - 1]) if flat else 0
+    flat_min = max(n - first, 0) / fps_clip / 60 if flat else 0.0
     steady_n = sum(steady[:n])
     wrong = sum(1 for k in range(n) if steady[k] and shown[k] != truth[k])
     restored = None
