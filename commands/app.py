@@ -116,9 +116,14 @@ def deck_list(decks: str | None) -> tuple[str, ...] | None:
 
 
 def make_counter(
-    model: Path | None, decks: str | None, profile: str | None, threads: int | None = None
+    model: Path | None,
+    decks: str | None,
+    profile: str | None,
+    threads: int | None = None,
+    live: bool = False,
 ) -> Counter:
-    """The counter for a command: the profile's enrolled decks, else the built-in ones."""
+    """The counter for a command: the profile's enrolled decks, else the built-in ones
+    (``live``: the quick settings for webcam frames)."""
     from vision.count.counter import Counter
     from vision.enroll.profiles import classifier_for
 
@@ -128,4 +133,5 @@ def make_counter(
         classifier_path=classifier,
         decks=deck_list(decks) or enrolled,
         threads=threads,
+        live=live,
     )

@@ -240,7 +240,8 @@ def eval_(
         Path,
         typer.Argument(
             help="A labelled synthetic set (images/, truth/) or a folder of real photos "
-            "with Pascal VOC boxes (NAME.jpg beside NAME.xml)."
+            "with Pascal VOC boxes (NAME.jpg beside NAME.xml), or of clips (NAME.avi "
+            "beside NAME.json, from dataset synth --kind video)."
         ),
     ],
     model: ModelOpt = None,
@@ -257,7 +258,22 @@ def eval_(
     photos, how many of their cards it finds."""
     from vision.evaluate.metrics import evaluate_dir, format_table
     from vision.evaluate.photos import evaluate_photos, format_photo_table, is_voc_folder
+    from vision.evaluate.video import clip_files, evaluate_clips, format_video_table
 
+    if directory.is_dir() and clip_files(directory):
+        live = make_counter(model, None, profile, threads, live=True)
+        single = make_counter(model, None, profile, threads)
+
+        def clip_progress(done: int, total: int) -> None:
+            if not as_json:
+                typer.echo(f"  {done}/{total} clips", err=True)
+
+        clips = evaluate_clips(directory, live, single, limit=limit, progress=clip_progress)
+        if as_json:
+            emit_json({**clips.to_json(), "model": live.model_info})
+        else:
+            typer.echo(format_video_table(clips))
+        return
     real = directory.is_dir() and is_voc_folder(directory)
     if not real and not (directory / "truth").is_dir():
         raise UsageError(f"{directory}: no truth/ folder and no VOC files; not a labelled set")

@@ -17,7 +17,12 @@ def dataset_synth(
     n: Annotated[int, typer.Option("--n", help="Number of scenes.")] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="Dataset seed; scene i depends on it.")] = 0,
     kind: Annotated[
-        str, typer.Option("--kind", help="sorted, blitz, piles, layout, hard or mixed.")
+        str,
+        typer.Option(
+            "--kind",
+            help="sorted, blitz, piles, layout, hard or mixed; video: webcam clips (--seconds, "
+            "--fps) with the truth of every frame.",
+        ),
     ] = "mixed",
     min_visible: Annotated[
         float, typer.Option("--min-visible", help="Smallest visible fraction of a card (0.2-1).")
@@ -40,8 +45,15 @@ def dataset_synth(
     ] = "standin",
     start: Annotated[int, typer.Option("--start", help="Index of the first scene.")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    seconds: Annotated[
+        float, typer.Option("--seconds", help="Video only: length of each clip (2-60 s).")
+    ] = 6.0,
+    fps: Annotated[
+        float, typer.Option("--fps", help="Video only: frames a second of each clip (5-60).")
+    ] = 15.0,
 ) -> None:
-    """Write synthetic table photos with OBB labels and per-image truth JSON."""
+    """Write synthetic table photos with OBB labels and per-image truth JSON (or, with
+    --kind video, webcam clips with the truth of every frame)."""
     import time
 
     from vision.synth.generate import synthesize
@@ -53,6 +65,21 @@ def dataset_synth(
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} exists and is not a folder")
     t0 = time.perf_counter()
+    if kind == "video":
+        from vision.synth.video import ClipOptions, synthesize_clips
+
+        try:
+            opts = ClipOptions(seed, decks=decks, seconds=seconds, fps=fps, art=art)
+            opts.check()
+            for i in range(start, start + n):
+                synthesize_clips(out, 1, opts, start=i)
+                if not quiet:
+                    typer.echo(f"  clip {i - start + 1}/{n}", err=True)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        dt = time.perf_counter() - t0
+        typer.echo(f"{n} clips in {dt:.1f} s -> {out}")
+        return
     try:
         synthesize(
             out,

@@ -20,10 +20,12 @@ ALLOWED: dict[str, set[str]] = {
     "count": {"core", "detect", "name"},
     # Fitting a profile draws scenes with the user's cards and trains a classifier.
     "enroll": {"core", "detect", "name", "count", "synth", "train"},
-    "evaluate": {"core", "detect", "name", "count"},
-    "train": {"core", "detect", "name", "count", "evaluate", "synth"},
+    "evaluate": {"core", "detect", "name", "count", "live"},
+    # The live view: counted frames, tracked cards, steady counts.
+    "live": {"core", "detect", "name", "count"},
+    "train": {"core", "detect", "name", "count", "evaluate", "live", "synth"},
     "synth": {"core"},
-    "lab": {"core", "detect", "name", "count", "enroll", "evaluate", "synth", "train"},
+    "lab": {"core", "detect", "name", "count", "enroll", "evaluate", "live", "synth", "train"},
 }
 
 

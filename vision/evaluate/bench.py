@@ -20,6 +20,7 @@ from vision.core.models import DEFAULT_DETECTOR, MODELS_DIR, REPO_DIR
 from vision.count.counter import Counter
 
 FRAME_SIZE_PX = (640, 480)
+WATCH_SIZES_PX = ((640, 480), (1280, 720))
 PHOTO_SIZE_PX = (4032, 3024)
 SAMPLES_DIR = REPO_DIR / "tests" / "data"
 
@@ -68,6 +69,45 @@ def time_live(threads: int, jpegs: list[bytes], model_path: Path | None) -> floa
     """Median seconds per frame of decode -> detect -> classify -> count -> draw."""
     counter = Counter(model_path=model_path, threads=threads, live=True)
     return median_seconds(lambda j: _live_once(counter, j), jpegs, warmup=5)
+
+
+def webcam_frames(n: int, size: tuple[int, int]) -> list[bytes]:
+    """``n`` JPEG frames of one sample table at ``size`` px, moved a pixel or two each frame
+    as a webcam on a stand would see it."""
+    base = cv2.resize(sample_frames(1)[0], size, interpolation=cv2.INTER_LINEAR)
+    rng = np.random.default_rng(0)
+    out = []
+    for _ in range(n):
+        dx, dy = rng.normal(0, 1.0, 2)
+        M = np.float32([[1, 0, dx], [0, 1, dy]])
+        frame = cv2.warpAffine(base, M, size, borderMode=cv2.BORDER_REFLECT)
+        out.append(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes())
+    return out
+
+
+def time_watch(threads: int, size: tuple[int, int], frames: int, model_path: Path | None) -> float:
+    """Frames a second of the whole watch loop (decode, count or follow, track, draw the
+    window) on ``frames`` webcam frames of ``size`` px, after a warm-up."""
+    from vision.live.settings import LiveSettings
+    from vision.live.watch import Tick, Watcher
+    from vision.live.window import Panel, draw_window
+
+    counter = Counter(model_path=model_path, threads=threads, live=True)
+    watcher = Watcher(counter, counter.decks, LiveSettings(), fps=30.0)
+    panel = Panel([(d, d) for d in counter.decks])
+    jpegs = webcam_frames(frames + 10, size)
+
+    def one(k: int, jpeg: bytes) -> None:
+        image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+        view = watcher.step(image, k / 30.0)
+        draw_window(Tick(view, image, k, k / 30.0, 0.0), panel)
+
+    for k, jpeg in enumerate(jpegs[:10]):
+        one(k, jpeg)
+    t0 = time.perf_counter()
+    for k, jpeg in enumerate(jpegs[10:], start=10):
+        one(k, jpeg)
+    return frames / (time.perf_counter() - t0)
 
 
 def time_baseline(
@@ -133,6 +173,7 @@ def run_bench(
         baseline = {n: time_baseline(weights, imgs, imgsz, n) for n in thread_counts}
     best_base = min((b[0] for b in baseline.values()), default=None)
     photo_s = time_photo(counter, threads)
+    watch = {f"{w}x{h}": time_watch(threads, (w, h), frames, model_path) for w, h in WATCH_SIZES_PX}
     result: dict[str, Any] = {
         "live_fps": round(1 / live_s, 1),
         "live_ms": round(live_s * 1000, 1),
@@ -142,6 +183,7 @@ def run_bench(
         "baseline_frames_timed": {str(n): b[1] for n, b in baseline.items()},
         "ratio": round(best_base / live_s, 2) if best_base else None,
         "photo_s": round(photo_s, 3),
+        "watch_fps": {size: round(fps, 1) for size, fps in watch.items()},
         "threads": threads,
         "frames": frames,
         "frame_size": list(FRAME_SIZE_PX),
@@ -162,5 +204,7 @@ def format_bench(result: dict[str, Any]) -> str:
         f"plain ultralytics predict (best of 1 and 2 threads): {result['baseline_fps']} fps "
         f"{result['baseline_fps_by_threads']}; Tallero is {result['ratio']}x",
         f"photo 4032x3024 end to end (model loaded): {result['photo_s']} s",
+        "watch loop (decode, count every 2nd frame, track, draw the window): "
+        + ", ".join(f"{size} {fps} fps" for size, fps in result["watch_fps"].items()),
     ]
     return "\n".join(lines)

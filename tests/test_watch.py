@@ -1,0 +1,386 @@
+"""`tallero watch`: steady counts from a live picture, faults, the window's keys and commit.
+
+The committed clip (``tests/data/watch/hand_over_cards.mp4``, 4 s at 10 fps, from the
+sample scene ``scene_4242_000002``) holds one back each of pump, carriage, plow and pail;
+a hand passes over the cards from 1.2 s to 2.2 s. The other tests drive the watch loop with
+a stub counter whose cards per frame the test decides, so that what the tracker and the
+steady table do is checked on its own.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vision.core.cards import BACK, Cards
+from vision.count.result import Count
+from vision.live.settings import LiveSettings
+from vision.live.sources import CaptureSource
+from vision.live.watch import Fault, JsonLines, Tick, Watcher, watch_events
+
+ROOT = Path(__file__).resolve().parents[1]
+CLIP = ROOT / "tests" / "data" / "watch" / "hand_over_cards.mp4"
+CLIP_TRUTH = {"pump": 1, "carriage": 1, "plow": 1, "pail": 1}
+DECKS = ("pump", "carriage", "plow", "pail")
+FPS = 10.0
+# Where each stub card lies: (x, y) of its top-left corner, px, and its deck.
+SPOTS = {
+    "a": ((10, 10), "pump"),
+    "b": ((70, 10), "pump"),
+    "c": ((130, 10), "carriage"),
+    "d": ((10, 90), "pail"),
+    "e": ((70, 90), "pail"),
+    "f": ((130, 90), "pail"),
+}
+
+
+def stub_cards(names: str, unsure: str = "") -> Cards:
+    """Back-up cards 40x60 px at the named spots, sure of their deck but for ``unsure``."""
+    if not names:
+        return Cards.empty()
+    corners = []
+    for n in names:
+        (x, y), _ = SPOTS[n]
+        corners.append([[x, y], [x + 40, y], [x + 40, y + 60], [x, y + 60]])
+    k = len(names)
+    return Cards(
+        np.array(corners, np.float32),
+        np.full(k, BACK),
+        np.full(k, 0.95, np.float32),
+        deck=[SPOTS[n][1] for n in names],
+        deck_confidence=np.array([0.6 if n in unsure else 0.97 for n in names], np.float32),
+    )
+
+
+class StubCounter:
+    """Counts whatever ``script(frame)`` says lies in view at that frame."""
+
+    def __init__(self, script: Any, unsure: str = "") -> None:
+        self.script = script
+        self.unsure = unsure
+        self.frame = 0
+        self.settings = None
+
+    def count(self, image: Any, name: str | None = None, decks: Any = None) -> Count:
+        cards = stub_cards(self.script(self.frame), self.unsure)
+        self.frame += 1
+        return Count(name or "frame", (200, 160), cards, tuple(decks), {"name": "stub"})
+
+
+def run_script(script: Any, frames: int, unsure: str = "") -> list[Tick]:
+    """The ticks of ``frames`` frames at 10 fps, every frame counted."""
+    counter = StubCounter(script, unsure)
+    watcher = Watcher(counter, DECKS, LiveSettings(detect_every_frames=1), FPS)
+    image = np.zeros((160, 200, 3), np.uint8)
+    return [Tick(watcher.step(image, k / FPS), image, k, k / FPS, FPS) for k in range(frames)]
+
+
+def shown(tick: Tick) -> dict[str, int]:
+    return {d: n for d, n in tick.view.count.counts.items() if n}
+
+
+def test_clip_through_watch_json_gives_the_truth_in_its_final_object(tallero) -> None:
+    r = tallero("watch", str(CLIP), "--json")
+    assert r.code == 0, r.err
+    lines = [json.loads(line) for line in r.out.splitlines()]
+    final = lines[-1]
+    assert final["final"] is True and final["frame"] == 39
+    assert final["steady"] is True
+    assert {d: n for d, n in final["counts"].items() if n} == CLIP_TRUTH
+    assert final["ranges"]["pump"] == [1, 1] and final["unknown"] == 0
+    for line in lines:
+        assert set(line) >= {"frame", "t", "steady", "counts", "ranges", "unknown", "fps"}
+        assert isinstance(line["uncertain"], list)
+        # The hand over the cards never changes a steady count.
+        if line["steady"]:
+            assert {d: n for d, n in line["counts"].items() if n} == CLIP_TRUTH
+    assert any(not line["steady"] for line in lines[1:])  # the hand: SETTLING
+
+
+def test_max_frames_stops_early_and_the_final_object_says_where(tallero) -> None:
+    r = tallero("watch", str(CLIP), "--json", "--max-frames", "3")
+    assert r.code == 0, r.err
+    lines = [json.loads(line) for line in r.out.splitlines()]
+    assert lines[-1]["final"] is True and lines[-1]["frame"] == 2
+
+
+def test_record_keeps_the_frames_and_watch_replays_them(tallero, tmp_path: Path) -> None:
+    folder = tmp_path / "session"
+    r = tallero("watch", str(CLIP), "--json", "--max-frames", "4", "--record", str(folder))
+    assert r.code == 0, r.err
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "000000.jpg",
+        "000001.jpg",
+        "000002.jpg",
+        "000003.jpg",
+        "watch.json",
+    ]
+    assert json.loads((folder / "watch.json").read_text()) == {"fps": 10.0}
+    again = tallero("watch", str(folder), "--json")
+    assert again.code == 0, again.err
+    assert json.loads(again.out.splitlines()[-1])["frame"] == 3
+
+
+def test_without_a_display_watch_says_so_in_one_line(tallero, monkeypatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    r = tallero("watch", str(CLIP))
+    assert r.code == 1
+    assert r.out == ""
+    assert r.err.count("\n") == 1
+    assert r.err.startswith("tallero: error: no display for the window")
+
+
+def test_a_missing_source_is_a_usage_error(tallero) -> None:
+    r = tallero("watch", "no-such-clip.mp4", "--json")
+    assert r.code == 2
+    assert r.err == "tallero: error: no-such-clip.mp4: no such camera index, file or folder\n"
+
+
+def test_a_hand_over_the_cards_keeps_the_count() -> None:
+    # all six cards for 1 s, four hidden by a hand for 0.8 s, then all six again
+    ticks = run_script(lambda k: "ab" if 10 <= k < 18 else "abcdef", 40)
+    before = shown(ticks[9])
+    assert ticks[9].view.steady and before == {"pump": 2, "carriage": 1, "pail": 3}
+    during = ticks[12:18]
+    assert any(not t.view.steady for t in during)
+    assert all(shown(t) == before for t in ticks[5:])
+    assert ticks[-1].view.steady
+
+
+def test_a_card_taken_away_or_added_changes_the_count_once() -> None:
+    # card f is taken away at 1.5 s; card c is put down at 4 s
+    ticks = run_script(lambda k: "abde" + ("f" if k < 15 else "") + ("c" if k >= 40 else ""), 70)
+    counts = [shown(t) for t in ticks]
+    assert counts[14] == {"pump": 2, "pail": 3}
+    # each new count is given within 2 s of the change (gone_after_s 1.5 s, appear_s 0.5 s)
+    assert counts[15 + 20] == {"pump": 2, "pail": 2}
+    assert counts[40 + 10] == {"pump": 2, "carriage": 1, "pail": 2}
+    assert counts[-1] == {"pump": 2, "carriage": 1, "pail": 2}
+    changes = sum(1 for a, b in zip(counts[10:], counts[11:], strict=False) if a != b)
+    assert changes == 2  # no flicker: one change for each change of the table
+    assert ticks[-1].view.steady and not ticks[42].view.steady
+
+
+def test_a_card_missed_in_single_frames_is_not_a_change() -> None:
+    # card c is missed by the detector one frame in three
+    ticks = run_script(lambda k: "abde" + ("" if k % 3 == 0 else "c"), 50)
+    counts = [shown(t) for t in ticks[10:]]
+    assert all(c == {"pump": 2, "carriage": 1, "pail": 2} for c in counts)
+    assert all(t.view.steady for t in ticks[10:])
+
+
+class FakeCamera:
+    """A camera that gives ``good`` frames, then fails ``bad`` reads, then refuses to open
+    ``refusals`` times, then works again."""
+
+    def __init__(self, log: list[str], good: int, bad: int, refusals: int) -> None:
+        self.log, self.good, self.bad, self.refusals = log, good, bad, refusals
+        self.opened = 0
+
+    def open(self, target: int | str) -> FakeCamera:
+        self.opened += 1
+        self.log.append("open")
+        return self
+
+    def isOpened(self) -> bool:  # noqa: N802
+        if self.opened > 1 and self.refusals > 0:
+            self.refusals -= 1
+            return False
+        return True
+
+    def read(self) -> tuple[bool, Any]:
+        if self.good > 0 or (self.bad == 0):
+            self.good -= 1
+            return True, np.zeros((160, 200, 3), np.uint8)
+        self.bad -= 1
+        return False, None
+
+    def set(self, prop: int, value: float) -> bool:
+        return True
+
+    def get(self, prop: int) -> float:
+        return 10.0
+
+    def release(self) -> None:
+        self.log.append("release")
+
+
+def test_a_camera_that_fails_mid_way_gives_the_error_and_recovers() -> None:
+    log: list[str] = []
+    camera = FakeCamera(log, good=20, bad=1, refusals=1)
+    source = CaptureSource(0, live=True, opener=camera.open)
+    clock = iter(np.arange(0, 100, 0.1))
+    sleeps: list[float] = []
+    watcher = Watcher(StubCounter(lambda k: "abc"), DECKS, LiveSettings(detect_every_frames=1))
+    events = list(
+        watch_events(source, watcher, 40, clock=lambda: float(next(clock)), sleep=sleeps.append)
+    )
+    faults = [e for e in events if isinstance(e, Fault)]
+    assert [f.message for f in faults] == [
+        "camera 0 stopped giving frames (unplugged or dropped?)",
+        "no camera at index 0",
+    ]
+    assert sleeps == [3.0, 3.0]  # retried every retry_every_s
+    assert sum(isinstance(e, Tick) for e in events) == 40
+    lines = JsonLines()
+    out = [lines.line(e) for e in events]
+    errors = [o for o in out if o is not None and "error" in o]
+    assert len(errors) == 2
+    for e in errors:
+        assert e["steady"] is False
+        assert {d: n for d, n in e["counts"].items() if n} == {"pump": 2, "carriage": 1}
+    last = events[-1]
+    assert isinstance(last, Tick) and last.view.steady
+    assert shown(last) == {"pump": 2, "carriage": 1}
+    assert log.count("open") == 3 and log[-1] == "release"
+
+
+class StubScreen:
+    """Shows nothing; presses ``keys[i]`` after the i-th picture."""
+
+    def __init__(self, keys: dict[int, str]) -> None:
+        self.keys = keys
+        self.pictures: list[Any] = []
+
+    def show(self, picture: Any) -> None:
+        self.pictures.append(picture)
+
+    def key(self) -> str | None:
+        return self.keys.get(len(self.pictures) - 1)
+
+
+SEATS = ("Ann=pump", "Ben=carriage", "Cy=plow", "Dee=pail")
+
+
+def window_run(home: Path, ticks: list[Any], keys: dict[int, str]) -> tuple[Any, StubScreen]:
+    from commands.live import RoundTaker, run_window
+    from vision.live.window import Panel
+
+    taker = RoundTaker(home, 1, home / "snapshots")
+    panel = Panel([("pump", "Ann (pump)"), ("carriage", "Ben (carriage)")])
+    messages: list[str] = []
+    screen = StubScreen(keys)
+    original = screen.show
+
+    def show(picture: Any) -> None:
+        messages.append(panel.message)
+        original(picture)
+
+    screen.show = show  # type: ignore[method-assign]
+    run_window(ticks, screen, taker, panel)
+    return messages, screen
+
+
+def test_keys_take_the_counts_and_commit_the_round_with_its_evidence(tallero, home) -> None:
+    assert tallero("game", "new", *SEATS).code == 0
+    dutch = run_script(lambda k: "abcdef", 30)
+    blitz = run_script(lambda k: "ab", 30)
+    # c with nothing taken, d while SETTLING, then d and b when STEADY, c, and q
+    ticks = [*dutch[:20], *blitz[:20]]
+    keys = {0: "c", 1: "d", 15: "d", 35: "b", 36: "c", 38: "q"}
+    messages, screen = window_run(home, ticks, keys)
+    assert messages[1] == "take the Dutch count first (d when STEADY)"
+    assert messages[2] == "wait for STEADY to take the Dutch count"
+    assert messages[16] == "Dutch count taken"
+    assert messages[36] == "Blitz count taken"
+    assert messages[37] == "round 1 committed with its evidence"
+    assert len(screen.pictures) == 39  # q quits at once
+    assert screen.pictures[0].shape == (160, 200 + 330, 3)  # the frame beside the panel
+    sheet = tallero("history", "1", "--json").json()["revisions"][0]
+    assert sheet["players"] == {
+        "Ann": {"dutch": 2, "blitz": 2, "points": -2},
+        "Ben": {"dutch": 1, "blitz": 0, "points": 1},
+        "Cy": {"dutch": 0, "blitz": 0, "points": 0},
+        "Dee": {"dutch": 3, "blitz": 0, "points": 3},
+    }
+    evidence = sheet["evidence"]
+    assert [e["role"] for e in evidence] == ["dutch", "blitz"]
+    assert [e["cards"] for e in evidence] == [6, 2]
+    assert all(Path(e["path"]).parent == home / "evidence" for e in evidence)
+
+
+def test_flagged_cards_need_a_before_c_as_with_score_commit(tallero, home) -> None:
+    assert tallero("game", "new", *SEATS).code == 0
+    ticks = run_script(lambda k: "abcdef", 30, unsure="c")
+    keys = {15: "d", 16: "c", 17: "a", 18: "c"}
+    messages, _ = window_run(home, ticks, keys)
+    assert messages[17].startswith("not committed: uncertain card(s) in the Dutch photo")
+    assert messages[18] == "flagged cards accepted"
+    assert messages[19] == "round 1 committed with its evidence"
+    reason = tallero("history", "1", "--json").json()["revisions"][0]["reason"]
+    assert reason.startswith("accepted: uncertain card(s)")
+    assert len(list((home / "evidence").iterdir())) == 1  # the Dutch frame
+
+
+def test_s_saves_a_snapshot_of_the_window(home) -> None:
+    ticks = run_script(lambda k: "ab", 12)
+    messages, screen = window_run(home, ticks, {10: "s"})
+    files = list((home / "snapshots").iterdir())
+    assert len(files) == 1 and messages[11] == f"snapshot {files[0]}"
+
+
+def test_dataset_synth_video_writes_clips_with_the_truth_of_every_frame(tallero, tmp_path) -> None:
+    out = tmp_path / "clips"
+    r = tallero(
+        "dataset",
+        "synth",
+        str(out),
+        "--kind",
+        "video",
+        "--n",
+        "1",
+        "--seed",
+        "3",
+        "--decks",
+        "4",
+        "--seconds",
+        "2",
+        "--fps",
+        "5",
+        "--quiet",
+    )
+    assert r.code == 0, r.err
+    assert sorted(p.name for p in out.iterdir()) == ["000000.avi", "000000.json"]
+    rec = json.loads((out / "000000.json").read_text())
+    assert rec["fps"] == 5 and rec["size"] == [640, 480] and len(rec["decks"]) == 4
+    assert len(rec["frames"]) == 10
+    assert rec["event"] in ("still", "hand", "remove", "add")
+    assert all(set(f["counts"]) == set(rec["decks"]) for f in rec["frames"])
+    assert rec["settled_s"][0] == 0.0
+    import cv2
+
+    capture = cv2.VideoCapture(str(out / "000000.avi"))
+    frames = 0
+    while capture.read()[0]:
+        frames += 1
+    assert frames == 10
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seconds", "1"], "clip length must be 2-60 s, not 1.0"),
+        (["--fps", "100"], "clip frame rate must be 5-60, not 100.0"),
+    ],
+)
+def test_dataset_synth_video_refuses_odd_clips(tallero, tmp_path, args, message) -> None:
+    r = tallero("dataset", "synth", str(tmp_path / "c"), "--kind", "video", *args)
+    assert r.code == 2 and r.err == f"tallero: error: {message}\n"
+
+
+def test_eval_on_the_committed_clip_gives_steady_right_counts(tallero) -> None:
+    r = tallero("eval", str(CLIP.parent), "--json")
+    assert r.code == 0, r.err
+    figures = r.json()["all"]
+    assert figures["clips"] == 1 and figures["frames"] == 40
+    assert figures["settled_exact"] == 1.0
+    assert figures["single_exact"] == 1.0
+    assert figures["flicker_per_min"] == 0.0
+    assert figures["wrong_steady"] == 0.0
+    assert figures["hand_restored"] == 1.0
+    assert figures["time_to_steady_s"]["max"] <= 1.0

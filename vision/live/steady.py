@@ -1,0 +1,233 @@
+"""The steady table: which cards lie on the table, by the evidence of their whole tracks.
+
+A frame's count is a guess; the table is what the guesses agree on over time. A track
+becomes a counted card once it has lasted ``appear_s`` (seen ``appear_min_hits`` times),
+and stops being one once it has been unseen for ``gone_after_s``. A counted card unseen for
+``miss_grace_s`` (a hand over it, or a card being taken) or a new track that keeps being
+seen (a card being added) makes the view SETTLING; the steady count, the one shown and
+committed, changes only when the view is STEADY again. A card's deck is the one that won
+the most naming confidence over every frame of its track.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.core.cards import BACK, FACE, Cards
+from vision.count.result import Count, reading_order
+from vision.live.settings import LiveSettings
+
+
+@dataclass
+class TrackEvidence:
+    """What the counted frames said of one track.
+
+    Attributes:
+        first_s: when it was first seen (seconds of the picture's clock).
+        last_s: when it was last seen.
+        hits: counted frames it was seen in.
+        chances: counted frames since it was first seen (seen or not).
+        chances_seen: ``chances`` when it was last seen (its share of frames seen is judged
+            up to then, not on the absence being judged).
+        deck_votes: naming confidence summed per deck (``None``: a back of no deck).
+        side_votes: frames it was seen as a back, as a face.
+        confidence_sum: detection confidence summed over its frames.
+        other_sum: chance its own picture was of no deck, summed over its back frames.
+        could_be: other decks any frame said it could be.
+        card: its last box and look, one row of `Cards`.
+        counted: whether it is a card of the table.
+    """
+
+    first_s: float
+    last_s: float
+    card: Cards
+    hits: int = 0
+    chances: int = 0
+    chances_seen: int = 0
+    deck_votes: dict[str | None, float] = field(default_factory=dict)
+    side_votes: list[int] = field(default_factory=lambda: [0, 0])
+    confidence_sum: float = 0.0
+    other_sum: float = 0.0
+    could_be: set[str] = field(default_factory=set)
+    counted: bool = False
+
+    def add(self, t: float, card: Cards, could_be: tuple[str, ...]) -> None:
+        """One more frame's look at this track (``card``: one row)."""
+        self.last_s = t
+        self.hits += 1
+        self.chances_seen = self.chances
+        self.card = card
+        side = int(card.side[0])
+        self.side_votes[side] += 1
+        self.confidence_sum += float(card.confidence[0])
+        if side == BACK:
+            deck = card.deck[0]
+            self.deck_votes[deck] = self.deck_votes.get(deck, 0.0) + float(card.deck_confidence[0])
+            self.other_sum += float(card.other_probability[0])
+            self.could_be.update(could_be)
+
+    @property
+    def seen_share(self) -> float:
+        """Share of the counted frames from its first to its last sighting that saw it."""
+        return self.hits / max(self.chances_seen, 1)
+
+    def unseen_bars(self, settings: LiveSettings) -> tuple[float, float]:
+        """How long (s) this card may go unseen before the view is SETTLING, and before it
+        is taken as gone: longer for a card the detector sees only in some frames, so a
+        card that is hard to see does not come and go."""
+        share = self.seen_share
+        return (
+            settings.miss_grace_s / max(share, settings.min_seen_share),
+            settings.gone_after_s / max(share, 2 * settings.min_seen_share),
+        )
+
+    @property
+    def side(self) -> int:
+        """The side most frames saw."""
+        return FACE if self.side_votes[FACE] > self.side_votes[BACK] else BACK
+
+    def deck(self) -> tuple[str | None, float]:
+        """The deck that won the track's votes, and how sure of it the track is: the naming
+        confidence it got, averaged over every frame that saw the card's back (a frame that
+        named another deck adds 0). 1.0 without votes."""
+        total = sum(self.deck_votes.values())
+        if total <= 0:
+            return None, 1.0
+        best = max(self.deck_votes, key=lambda d: self.deck_votes[d])
+        return best, self.deck_votes[best] / max(self.side_votes[BACK], 1)
+
+    def settled_card(self) -> Cards:
+        """The track as one card: its last box, its whole track's side, deck and confidences."""
+        card = self.card[np.arange(1)]
+        card.side[0] = self.side
+        card.confidence[0] = self.confidence_sum / max(self.hits, 1)
+        if self.side == BACK:
+            deck, share = self.deck()
+            card.deck[0] = deck
+            card.deck_confidence[0] = share
+            backs = max(self.side_votes[BACK], 1)
+            card.other_probability[0] = self.other_sum / backs
+        else:
+            card.deck[0] = None
+            card.deck_confidence[0] = 1.0
+        return card
+
+    def settled_could_be(self, min_share: float) -> tuple[str, ...]:
+        """Other decks this card could be: any frame's doubt, or a deck with a fair share of
+        its votes."""
+        total = sum(self.deck_votes.values()) or 1.0
+        own, _ = self.deck()
+        voted = {d for d, v in self.deck_votes.items() if d is not None and v / total >= min_share}
+        return tuple(sorted(d for d in (voted | self.could_be) if d != own))
+
+
+@dataclass(frozen=True)
+class TableView:
+    """The table at one moment.
+
+    Attributes:
+        steady: whether nothing is changing (STEADY) or a change may be under way (SETTLING).
+        count: the steady count: the table as it was when last STEADY (`vision.count.Count`).
+        seen: the cards of the table seen lately, for drawing (may hold pending cards).
+        since_s: when the view last turned STEADY (seconds), ``None`` if never.
+    """
+
+    steady: bool
+    count: Count
+    seen: Cards
+    since_s: float | None
+
+
+class SteadyTable:
+    """The cards of the table, kept from the tracks of the counted frames.
+
+    Args:
+        decks: the profile's decks (each listed in the counts, 0 when absent).
+        settings: the live settings' timings.
+    """
+
+    def __init__(self, decks: tuple[str, ...], settings: LiveSettings) -> None:
+        self.decks = decks
+        self.settings = settings
+        self.tracks: dict[int, TrackEvidence] = {}
+        self._steady: Count | None = None
+        self._since: float | None = None
+        self._was_steady = False
+        self._template: Count | None = None  # the last frame's count: its bars and size
+        self._start: float | None = None
+
+    def observe(self, t: float, count: Count, matches: Sequence[tuple[int, int]]) -> None:
+        """Add a counted frame at time ``t`` (s): its count and each ``(track, card index)``."""
+        for known in self.tracks.values():
+            known.chances += 1
+        for track_id, i in matches:
+            card = count.cards[np.array([i])]
+            could_be = count.could_be[i] if i < len(count.could_be) else ()
+            if track_id not in self.tracks:
+                self.tracks[track_id] = TrackEvidence(first_s=t, last_s=t, card=card, chances=1)
+            self.tracks[track_id].add(t, card, could_be)
+        self._template = count
+
+    def view(self, t: float) -> TableView:
+        """The table at time ``t`` (s): counted cards added and dropped, STEADY or SETTLING."""
+        s = self.settings
+        if self._start is None:
+            self._start = t
+        for track_id in list(self.tracks):
+            rec = self.tracks[track_id]
+            unseen = t - rec.last_s
+            grace, gone = rec.unseen_bars(s)
+            if unseen > gone:
+                del self.tracks[track_id]  # taken away (or a stray box that never counted)
+            elif (
+                not rec.counted
+                and rec.hits >= s.appear_min_hits
+                and t - rec.first_s >= s.appear_s
+                and unseen <= grace
+            ):
+                rec.counted = True
+        # Until the first cards can have counted, nothing is known to be steady.
+        warming = t - self._start < s.appear_s
+        settling = warming or any(
+            (rec.counted and t - rec.last_s > rec.unseen_bars(s)[0])
+            or (
+                not rec.counted
+                and rec.hits >= s.pending_min_hits
+                and t - rec.last_s <= s.miss_grace_s
+            )
+            for rec in self.tracks.values()
+        )
+        if not settling:
+            self._steady = self._count([r for r in self.tracks.values() if r.counted])
+            if not self._was_steady:
+                self._since = t
+        self._was_steady = not settling
+        steady = self._steady if self._steady is not None else self._count([])
+        seen = [r for r in self.tracks.values() if t - r.last_s <= s.miss_grace_s]
+        seen_cards = Cards.concatenate([r.settled_card() for r in seen])
+        if len(seen_cards):
+            seen_cards = seen_cards[reading_order(seen_cards)]  # numbered as count numbers
+        return TableView(not settling, steady, seen_cards, self._since)
+
+    def _count(self, records: list[TrackEvidence]) -> Count:
+        """A `Count` of these tracks as cards, with the bars of the last frame's count."""
+        cards = Cards.concatenate([r.settled_card() for r in records])
+        could_be = tuple(r.settled_could_be(self.settings.could_be_min_share) for r in records)
+        template = self._template
+        if template is None:
+            return Count("table", (0, 0), cards, self.decks, {}, could_be=could_be)
+        order = [int(i) for i in reading_order(cards)]
+        return dataclasses.replace(
+            template,
+            image="table",
+            cards=cards[order] if len(cards) else cards,
+            decks=self.decks,
+            could_be=tuple(could_be[i] for i in order),
+            possible=None,
+            possible_could_be=(),
+            timings_s={},
+        )

@@ -1,0 +1,193 @@
+"""The watch loop: frames in, the steady table out, with faults reported and retried.
+
+>>> watcher = Watcher(counter, decks, LiveSettings())
+>>> for event in watch_events(open_source("0"), watcher):   # a webcam
+...     print(event_json(event))
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from vision.core.types import Array
+from vision.count.counter import Counter
+from vision.count.result import Count
+from vision.live.settings import LiveSettings
+from vision.live.sources import FrameSource, Recorder, SourceFault
+from vision.live.steady import SteadyTable, TableView
+from vision.live.tracking import CardTracker
+
+# Frames a second shown and printed: an average over about this many frames.
+FPS_FRAMES = 15
+
+
+class Watcher:
+    """Counts every ``detect_every_frames``-th frame, tracks the cards, keeps the table.
+
+    Args:
+        counter: a live counter (``Counter(live=True)``), loaded once.
+        decks: the decks counted (the game's, or the profile's).
+        settings: the live settings.
+        fps: the picture's frame rate (sizes the tracker's memory of lost cards).
+    """
+
+    def __init__(
+        self,
+        counter: Counter,
+        decks: tuple[str, ...],
+        settings: LiveSettings | None = None,
+        fps: float = 30.0,
+    ) -> None:
+        self.counter = counter
+        self.decks = decks
+        self.settings = s = settings or LiveSettings()
+        # Lost tracks are kept (to be found again after a hand) a little past gone_after_s.
+        updates = max(1, int(round(2 * s.gone_after_s * fps / s.detect_every_frames)))
+        self.tracker = CardTracker(s, buffer_updates=updates)
+        self.table = SteadyTable(decks, s)
+        self.frames = 0
+        self.last_count: Count | None = None
+
+    def step(self, image: Array, t: float) -> TableView:
+        """One frame at time ``t`` (s): counted and tracked when its turn comes."""
+        if self.frames % self.settings.detect_every_frames == 0:
+            count = self.counter.count(image, name="frame", decks=self.decks)
+            self.table.observe(t, count, self.tracker.update(count.cards))
+            self.last_count = count
+        self.frames += 1
+        return self.table.view(t)
+
+
+@dataclass(frozen=True)
+class Tick:
+    """A frame was shown: the table, the frame, its number and time (s), frames a second."""
+
+    view: TableView
+    image: Array
+    frame: int
+    t: float
+    fps: float
+
+
+@dataclass(frozen=True)
+class Fault:
+    """The source failed (``message``); the last steady table is kept."""
+
+    message: str
+    view: TableView | None
+    frame: int
+    t: float
+
+
+Event = Tick | Fault
+
+
+def watch_events(
+    source: FrameSource,
+    watcher: Watcher,
+    max_frames: int | None = None,
+    recorder: Recorder | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Iterator[Event]:
+    """Frames of ``source`` through ``watcher``, as events; ends at the end of a file or
+    folder, or after ``max_frames`` frames. A live source that fails yields a `Fault` and is
+    opened again every ``retry_every_s``, until it gives frames again."""
+    retry_s = watcher.settings.retry_every_s
+    start = clock()
+    frame = 0
+    view: TableView | None = None
+    recent: list[float] = []
+    opened = False
+    try:
+        while max_frames is None or frame < max_frames:
+            try:
+                if not opened:
+                    source.open()
+                    opened = True
+                image = source.read()
+            except SourceFault as exc:
+                opened = False
+                yield Fault(str(exc), view, frame, _clock_t(source, frame, clock() - start))
+                sleep(retry_s)
+                continue
+            if image is None:
+                return
+            t = _clock_t(source, frame, clock() - start)
+            if recorder is not None:
+                recorder.add(image, t)
+            view = watcher.step(image, t)
+            recent.append(clock())
+            del recent[:-FPS_FRAMES]
+            span = recent[-1] - recent[0]
+            fps = (len(recent) - 1) / span if len(recent) > 1 and span > 0 else 0.0
+            yield Tick(view, image, frame, t, fps)
+            frame += 1
+    finally:
+        source.close()
+        if recorder is not None:
+            recorder.close()
+
+
+def _clock_t(source: FrameSource, frame: int, wall_s: float) -> float:
+    """The picture's time: wall-clock for a live source, frame / fps for a file."""
+    return wall_s if source.live else frame / source.fps
+
+
+def view_json(view: TableView | None, frame: int, t: float, fps: float) -> dict[str, Any]:
+    """One line of ``watch --json`` (see README): the steady counts and how sure they are."""
+    out: dict[str, Any] = {"frame": frame, "t": round(t, 3)}
+    if view is None:
+        out.update({"steady": False, "counts": {}, "ranges": {}, "unknown": 0, "uncertain": []})
+    else:
+        count = view.count
+        out.update(
+            {
+                "steady": view.steady,
+                "counts": count.counts,
+                "ranges": {d: [lo, hi] for d, (lo, hi) in count.ranges.items()},
+                "unknown": count.unknown,
+                "uncertain": count.uncertain,
+            }
+        )
+    out["fps"] = round(fps, 1)
+    return out
+
+
+class JsonLines:
+    """Which events ``watch --json`` prints: a change of the steady state, a fault, and one
+    line a second (of the picture's clock) otherwise."""
+
+    def __init__(self, every_s: float = 1.0) -> None:
+        self.every_s = every_s
+        self._last_key: tuple[Any, ...] | None = None
+        self._last_t: float | None = None
+        self.last: dict[str, Any] | None = None
+
+    def line(self, event: Event) -> dict[str, Any] | None:
+        """The object to print for ``event``, or ``None``."""
+        if isinstance(event, Fault):
+            out = view_json(event.view, event.frame, event.t, 0.0)
+            out["steady"] = False
+            out["error"] = event.message
+            self._last_key = None
+            self._last_t = event.t
+            return out
+        out = view_json(event.view, event.frame, event.t, event.fps)
+        self.last = out
+        key = (out["steady"], tuple(out["counts"].items()), out["unknown"])
+        due = self._last_t is None or event.t - self._last_t >= self.every_s
+        if key != self._last_key or due:
+            self._last_key = key
+            self._last_t = event.t
+            return out
+        return None
+
+    def final(self) -> dict[str, Any]:
+        """The last object, at the end of a file: the last frame's state, ``"final": true``."""
+        out = dict(self.last) if self.last is not None else view_json(None, 0, 0.0, 0.0)
+        out["final"] = True
+        return out

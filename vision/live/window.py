@@ -1,0 +1,140 @@
+"""The live window: the frame with each card outlined, and a panel with the steady counts.
+
+Nothing here opens a window by itself: `has_display` says whether one can be opened (an
+OpenCV ``imshow`` without a display aborts the whole process), `draw_window` draws a frame
+into pixels, and `HighguiWindow` shows them and reads keys.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from vision.core.cards import BACK
+from vision.core.types import Array
+from vision.count.annotate import FACE_BGR, CountAnnotator, count_text
+from vision.live.watch import Tick
+
+PANEL_W_PX = 330
+STEADY_BGR = (60, 160, 40)
+SETTLING_BGR = (0, 140, 255)
+ERROR_BGR = (0, 0, 210)
+KEYS_HELP = (
+    "d: Dutch count  b: Blitz count",
+    "a: accept flagged  c: commit",
+    "s: snapshot  q: quit",
+)
+WINDOW_TITLE = "Tallero watch"
+
+
+def has_display() -> bool:
+    """Whether a window can be opened: a display to draw on and an OpenCV built with a GUI."""
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return False
+    gui = [ln for ln in cv2.getBuildInformation().splitlines() if ln.strip().startswith("GUI:")]
+    return bool(gui) and gui[0].split(":", 1)[1].strip().upper() not in ("", "NONE")
+
+
+@dataclass
+class Panel:
+    """What the panel says besides the counts.
+
+    Attributes:
+        rows: ``(deck id, label)`` per row: a player's name with their deck, or a deck.
+        taken: lines about the counts taken so far (``Dutch: Ann 12, ...``).
+        message: the last thing that happened (an error in red when ``error``).
+        error: whether ``message`` is a fault.
+    """
+
+    rows: Sequence[tuple[str, str]]
+    taken: list[str] = field(default_factory=list)
+    message: str = ""
+    error: bool = False
+
+
+def draw_window(tick: Tick, panel: Panel) -> Array:
+    """The window's picture: the frame with the cards seen, beside the panel (BGR)."""
+    view = tick.view
+    frame = tick.image.copy()
+    annotator = CountAnnotator()
+    decks = view.count.decks
+    h, w = frame.shape[:2]
+    unit = max(h, w) / 1000.0
+    thick = max(1, round(2 * unit))
+    seen = view.seen
+    for i in range(len(seen)):
+        back = seen.side[i] == BACK
+        colour = annotator.colour(decks, seen.deck[i]) if back else FACE_BGR
+        quad = np.round(seen.corners[i]).astype(np.int32)
+        cv2.polylines(frame, [quad], True, colour, thick, cv2.LINE_AA)
+        label = str(i + 1)
+        cx, cy = seen.corners[i].mean(axis=0)
+        scale = max(0.4, 0.5 * unit)
+        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
+        org = (int(cx - tw / 2), int(cy + th / 2))
+        cv2.rectangle(
+            frame, (org[0] - 2, org[1] - th - 2), (org[0] + tw + 2, org[1] + 3), (255, 255, 255), -1
+        )
+        cv2.putText(frame, label, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv2.LINE_AA)
+    return np.hstack([frame, _panel(tick, panel, h, annotator)])
+
+
+def _panel(tick: Tick, panel: Panel, height: int, annotator: CountAnnotator) -> Array:
+    out = np.full((height, PANEL_W_PX, 3), 250, np.uint8)
+    view = tick.view
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    mark, colour = ("STEADY", STEADY_BGR) if view.steady else ("SETTLING", SETTLING_BGR)
+    cv2.putText(out, mark, (12, 40), font, 1.0, colour, 2, cv2.LINE_AA)
+    cv2.putText(out, f"{tick.fps:.1f} fps", (220, 40), font, 0.5, (60, 60, 60), 1, cv2.LINE_AA)
+    y = 72
+    counts, ranges = view.count.counts, view.count.ranges
+    for deck, label in panel.rows:
+        n = counts.get(deck, 0)
+        text = f"{label}: {count_text(n, ranges.get(deck, (n, n)))}"
+        cv2.rectangle(out, (12, y - 12), (24, y), annotator.colour(view.count.decks, deck), -1)
+        cv2.putText(out, text, (32, y), font, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
+        y += 22
+    cv2.putText(out, f"unknown backs: {view.count.unknown}", (12, y), font, 0.5, (0, 0, 0), 1)
+    y += 30
+    for line in panel.taken:
+        cv2.putText(out, line[:44], (12, y), font, 0.45, (90, 40, 0), 1, cv2.LINE_AA)
+        y += 20
+    if panel.message:
+        tint = ERROR_BGR if panel.error else (40, 40, 40)
+        cv2.putText(out, panel.message[:48], (12, y + 6), font, 0.42, tint, 1, cv2.LINE_AA)
+    base = out.shape[0] - 14 - 20 * (len(KEYS_HELP) - 1)
+    for k, line in enumerate(KEYS_HELP):
+        cv2.putText(out, line, (12, base + 20 * k), font, 0.45, (70, 70, 70), 1, cv2.LINE_AA)
+    return out
+
+
+class KeySource(Protocol):
+    """Where key presses come from: the window, or a list in a test."""
+
+    def key(self) -> str | None:
+        """The key pressed since the last call (one character), or ``None``."""
+
+
+class HighguiWindow:
+    """An OpenCV highgui window; its keys are read while it draws. Check `has_display` first."""
+
+    def __init__(self, title: str = WINDOW_TITLE) -> None:
+        self.title = title
+        cv2.namedWindow(title, cv2.WINDOW_AUTOSIZE | cv2.WINDOW_GUI_NORMAL)
+
+    def show(self, picture: Array) -> None:
+        """Show one picture."""
+        cv2.imshow(self.title, picture)
+
+    def key(self) -> str | None:
+        code = cv2.waitKey(1)
+        return chr(code & 0xFF) if code >= 0 else None
+
+    def close(self) -> None:
+        """Close the window."""
+        cv2.destroyWindow(self.title)
