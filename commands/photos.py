@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -14,6 +14,7 @@ from commands.app import (
     GameOpt,
     JsonOpt,
     ModelOpt,
+    Output,
     PilesOpt,
     ProfileOpt,
     ThreadsOpt,
@@ -21,10 +22,13 @@ from commands.app import (
     emit_json,
     make_counter,
     pile_tops,
-    print_table,
     report_status,
 )
 from scoring.errors import UsageError
+from scoring.parse import whole_number_option
+
+if TYPE_CHECKING:
+    from scoring.ledger import Game
 
 
 @app.command("score")
@@ -95,35 +99,42 @@ def score(
             g.setup, tallies["dutch"], tallies.get("blitz"), fixes_d, fixes_b, tops
         )
         counts = build_round(g.setup.players, result.dutch, result.blitz)
-        number = None
+        out = Output()
+
+        def render(after: Game, number: int | None) -> None:
+            if as_json:
+                out.json(
+                    photo_round_json(after, counts, result, [p.to_json() for p in photos], number)
+                )
+                return
+            out.table(round_table(after, number, counts, result.ranges))
+            for p in photos:
+                out.line(f"{p.role} photo: {p.path} -> annotated: {p.annotated}")
+            if blitz_photo is None:
+                out.line("No Blitz photo: every Blitz pile counts 0 (correct with --fix-blitz).")
+            for line in result.corrections:
+                out.line(f"corrected by hand: {line}")
+            for problem in result.problems:
+                out.line(f"check: {problem}")
+            if number is not None:
+                out.line(f"Round {number} committed with its evidence.")
+                report_status(after, out)
+            elif result.problems:
+                out.line(
+                    "Not committed. Look at the annotated photo, then --accept or correct with "
+                    '--fix-dutch/--fix-blitz NAME=N --reason "...", and add --commit.'
+                )
+            else:
+                out.line("Not committed (add --commit to append it to the sheet).")
+
         if commit:
             kept = [Photo(p.role, p.path, p.to_json(), p.count.model["name"]) for p in photos]
-            number = commit_photo_round(
-                ledger, home, g.id, counts, result, kept, accept, force, reason
+            commit_photo_round(
+                ledger, home, g.id, counts, result, kept, accept, force, reason, render
             )
-            g = ledger.game(g.id)
-    if as_json:
-        emit_json(photo_round_json(g, counts, result, [p.to_json() for p in photos], number))
-        return
-    print_table(round_table(g, number, counts, result.ranges))
-    for p in photos:
-        typer.echo(f"{p.role} photo: {p.path} -> annotated: {p.annotated}")
-    if blitz_photo is None:
-        typer.echo("No Blitz photo: every Blitz pile counts 0 (correct with --fix-blitz).")
-    for line in result.corrections:
-        typer.echo(f"corrected by hand: {line}")
-    for problem in result.problems:
-        typer.echo(f"check: {problem}")
-    if number is not None:
-        typer.echo(f"Round {number} committed with its evidence.")
-        report_status(g)
-    elif result.problems:
-        typer.echo(
-            "Not committed. Look at the annotated photo, then --accept or correct with "
-            '--fix-dutch/--fix-blitz NAME=N --reason "...", and add --commit.'
-        )
-    else:
-        typer.echo("Not committed (add --commit to append it to the sheet).")
+        else:
+            render(g, None)
+    out.flush()
 
 
 def _annotated_path(out: Path, image: Path, several: bool) -> Path:
@@ -195,7 +206,12 @@ def eval_(
     ],
     model: ModelOpt = None,
     as_json: JsonOpt = False,
-    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N images.")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit", help="Only the first N images.", parser=whole_number_option("--limit")
+        ),
+    ] = None,
     threads: ThreadsOpt = None,
     profile: ProfileOpt = None,
     split: Annotated[
@@ -236,7 +252,14 @@ def eval_(
 @app.command("bench")
 def bench(
     as_json: JsonOpt = False,
-    frames: Annotated[int, typer.Option("--frames", help="Frames to time (>= 100).")] = 120,
+    frames: Annotated[
+        int,
+        typer.Option(
+            "--frames",
+            help="Frames to time (>= 100).",
+            parser=whole_number_option("--frames", 1, 1_000_000),
+        ),
+    ] = 120,
     model: ModelOpt = None,
     baseline: Annotated[
         Path | None,
