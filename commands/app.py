@@ -29,6 +29,22 @@ dataset_app = typer.Typer(
     help="Synthetic table photos for training and evaluation.", no_args_is_help=True
 )
 enroll_app = typer.Typer(help="Learn your own decks from photos of them.", no_args_is_help=True)
+
+
+@app.callback()
+def main_options(
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", "-v", help="Log what the libraries warn about (on stderr) too."),
+    ] = False,
+) -> None:
+    """Tallero: scores Dutch Blitz rounds from the table and keeps the score sheet."""
+    if verbose:
+        import logging
+
+        logging.basicConfig(level=logging.INFO, format="tallero: %(name)s: %(message)s")
+
+
 app.add_typer(game_app, name="game")
 app.add_typer(dataset_app, name="dataset")
 app.add_typer(enroll_app, name="enroll")
