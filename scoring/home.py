@@ -26,34 +26,41 @@ def tallero_home() -> Path:
 _FIX_HOME = "set TALLERO_HOME to a folder you can write, e.g. export TALLERO_HOME=~/tallero"
 
 
-def check_home(home: Path) -> None:
-    """``LedgerError`` when ``home`` is a file or lies below one (it need not exist)."""
+def _fix(what: str) -> str:
+    return _FIX_HOME if what == "TALLERO_HOME" else "choose another folder"
+
+
+def check_home(home: Path, what: str = "TALLERO_HOME") -> None:
+    """``LedgerError`` when ``home`` is a file or lies below one (it need not exist).
+
+    ``what`` names the folder in the message."""
     if home.exists() and not home.is_dir():
-        raise LedgerError(f"TALLERO_HOME {home} is a file, not a folder; {_FIX_HOME}")
+        raise LedgerError(f"{what} {home} is a file, not a folder; {_fix(what)}")
     for parent in home.parents:
         if parent.exists():
             if not parent.is_dir():
-                raise LedgerError(f"TALLERO_HOME {home} lies below {parent}, a file; {_FIX_HOME}")
+                raise LedgerError(f"{what} {home} lies below {parent}, a file; {_fix(what)}")
             break
 
 
-def make_home(home: Path) -> Path:
+def make_home(home: Path, what: str = "TALLERO_HOME") -> Path:
     """Create ``home`` (and its parents) if missing; ``LedgerError`` saying what to do when
-    it cannot be a folder Tallero writes in (a file, below a file, no permission, /proc)."""
-    fix = _FIX_HOME
-    check_home(home)
+    it cannot be a folder Tallero writes in (a file, below a file, no permission, /proc).
+
+    ``what`` names the folder in the message."""
+    check_home(home, what)
     try:
         home.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
-        parent = next((p for p in home.parents if p.exists() and not p.is_dir()), home.parent)
-        raise LedgerError(f"TALLERO_HOME {home} lies below {parent}, a file; {fix}") from None
+        check_home(home, what)  # made a file meanwhile
+        raise
     except PermissionError:
-        raise LedgerError(f"cannot create TALLERO_HOME {home}: permission denied; {fix}") from None
+        raise LedgerError(f"cannot create {what} {home}: permission denied; {_fix(what)}") from None
     except OSError as exc:
         reason = os.strerror(exc.errno) if exc.errno else str(exc)
-        raise LedgerError(f"cannot create TALLERO_HOME {home}: {reason}; {fix}") from None
+        raise LedgerError(f"cannot create {what} {home}: {reason}; {_fix(what)}") from None
     if not os.access(home, os.W_OK | os.X_OK):
-        raise LedgerError(f"TALLERO_HOME {home} is not writable; {fix}")
+        raise LedgerError(f"{what} {home} is not writable; {_fix(what)}")
     return home
 
 
