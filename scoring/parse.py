@@ -17,6 +17,7 @@ INT64_MAX = 2**63 - 1
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 # A count or id longer than this is refused before int() spends time on it.
 _MAX_DIGITS = 30
+_HUGE = 10**_MAX_DIGITS
 
 
 def whole_number(text: str, what: str, low: int = 0, high: int = INT64_MAX) -> int:
@@ -73,7 +74,8 @@ def parse_counts(items: Iterable[str], what: str) -> dict[str, int]:
     counts: dict[str, int] = {}
     for name, value in split_pairs(items, what):
         try:
-            number = whole_number(value, f"{what} count for {name}", -INT64_MAX)
+            # Any size: the rules name the range (0..40) a count must be in.
+            number = whole_number(value, f"{what} count for {name}", -_HUGE, _HUGE)
         except UsageError as exc:
             raise RuleError(str(exc)) from None
         if name_key(name) in (name_key(k) for k in counts):
