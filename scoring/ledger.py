@@ -88,12 +88,12 @@ class Ledger:
         self._db.row_factory = sqlite3.Row
         try:
             self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            if not readonly:
-                self._db.execute("PRAGMA journal_mode = WAL")
-                self._db.execute("PRAGMA synchronous = FULL")
             self._db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
             check_schema(self._db, path)
+            if not readonly:  # only once the file is known to be a ledger: this writes
+                self._db.execute("PRAGMA journal_mode = WAL")
+                self._db.execute("PRAGMA synchronous = FULL")
         except sqlite3.Error as exc:
             self._db.close()
             raise explain(exc, path) from None

@@ -148,6 +148,11 @@ def connect(path: Path, readonly: bool, timeout: float) -> sqlite3.Connection:
     """
     if not readonly:
         make_home(path.parent)
+        for part in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            if part.exists() and not os.access(part, os.W_OK):
+                # Opened anyway, SQLite would leave a read-only -shm file that keeps the
+                # ledger read-only after the user makes it writable.
+                raise explain(sqlite3.OperationalError(f"{part.name} is read-only"), path)
         return sqlite3.connect(path, timeout=timeout, isolation_level=None)
     if not path.exists():
         check_home(path.parent)
