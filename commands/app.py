@@ -66,6 +66,14 @@ RoundArg = Annotated[
 ForceOpt = Annotated[
     bool, typer.Option("--force", help="Write counts that look like a mistake anyway.")
 ]
+AgainOpt = Annotated[
+    bool,
+    typer.Option(
+        "--again",
+        help="Write a round with the same counts as the last one, minutes after it "
+        "(without it, that is taken for the same command run twice and refused).",
+    ),
+]
 ReasonOpt = Annotated[str, typer.Option("--reason", help="Why; kept in the round's history.")]
 CountsOpt = Annotated[list[str] | None, typer.Option(help="Per-player counts: Ann=12,Ben=9")]
 PilesOpt = Annotated[

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from commands.app import (
+    AgainOpt,
     CountsOpt,
     DecksOpt,
     ForceOpt,
@@ -61,6 +62,7 @@ def score(
         str | None, typer.Option("--profile", help="Profile of enrolled decks.")
     ] = None,
     force: ForceOpt = False,
+    again: AgainOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Score a round from photos: count every deck, map decks to players, show the round."""
@@ -130,7 +132,7 @@ def score(
         if commit:
             kept = [Photo(p.role, p.path, p.to_json(), p.count.model["name"]) for p in photos]
             commit_photo_round(
-                ledger, home, g.id, counts, result, kept, accept, force, reason, render
+                ledger, home, g.id, counts, result, kept, accept, force, reason, render, again
             )
         else:
             render(g, None)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from commands.app import (
+    AgainOpt,
     CountsOpt,
     ForceOpt,
     GameOpt,
@@ -143,6 +144,7 @@ def round_(
     piles: PilesOpt = None,
     game: GameOpt = None,
     force: ForceOpt = False,
+    again: AgainOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Score a round by hand: every player's Dutch cards and Blitz cards left."""
@@ -186,7 +188,7 @@ def round_(
             counts,
             force=force,
             extra_warnings=problems,
-            repeat_window_s=REPEAT_WINDOW_S,
+            repeat_window_s=None if again else REPEAT_WINDOW_S,
             prepare=prepare,
         )
     out.flush()

@@ -57,14 +57,15 @@ def commit_photo_round(
     force: bool,
     reason: str | None,
     prepare: Prepare | None = None,
+    again: bool = False,
 ) -> int:
     """Append a round read off photos, with the photos kept as its evidence.
 
     Flagged problems need ``accept`` or corrections, and counts possible only by mistake
     need ``force``; every check runs before a photo is copied, so a refused round leaves
     nothing in the evidence folder. The same counts as the game's last round, written
-    minutes ago, also need ``force`` (a command run again after it landed); ``prepare``
-    renders the command's output before the commit (`Ledger.add_round`).
+    minutes ago, need ``again`` (else it is taken for a command run again after it
+    landed); ``prepare`` renders the command's output before the commit (`Ledger.add_round`).
     """
     if result.problems and not (accept or result.corrections):
         raise NeedsForce(
@@ -75,6 +76,8 @@ def commit_photo_round(
         )
     confirm_round(counts, force)
     ledger.require_open(game_id)
+    if not again:  # before a photo is copied: a refused retry leaves no orphan evidence
+        ledger.check_repeat(game_id, counts, REPEAT_WINDOW_S)
     notes = [f"corrected by hand: {c}" for c in result.corrections]
     if accept:
         notes += [f"accepted: {p}" for p in result.problems]
@@ -91,7 +94,7 @@ def commit_photo_round(
         force=force,
         evidence=evidence,
         reason=note or None,
-        repeat_window_s=REPEAT_WINDOW_S,
+        repeat_window_s=None if again else REPEAT_WINDOW_S,
         prepare=prepare,
     )
 

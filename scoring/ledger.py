@@ -271,14 +271,15 @@ class Ledger:
         Counts that are possible only by mistake, and any ``extra_warnings`` (such as a
         failed Dutch-pile cross-check), raise ``NeedsForce`` unless ``force``. With
         ``repeat_window_s``, counts equal to the game's last round written less than that
-        many seconds ago also need ``force``: the same command run again after it landed.
+        many seconds ago raise ``NeedsForce`` too, even with ``force``: the same command
+        line run again after it landed (a caller passes None to write them anyway).
         ``prepare(game_after, number)`` runs inside the transaction, before the commit: a
         command renders its output there, so nothing that can fail runs after the commit.
         """
         warnings = confirm_round(counts, force, extra_warnings)
         with self._transaction() as db:
             game = self.require_open(game_id)  # read inside the lock: the state we write against
-            if repeat_window_s is not None and not force:
+            if repeat_window_s is not None:
                 self._refuse_repeat(game, counts, repeat_window_s)
             number = 1 + max((r.number for r in game.rounds), default=0)
             cur = db.execute(
@@ -291,6 +292,11 @@ class Ledger:
             if prepare is not None:
                 prepare(self.game(game_id), number)
         return number
+
+    def check_repeat(self, game_id: int, counts: RoundCounts, window_s: float) -> None:
+        """``NeedsForce`` when the game's last round has these counts and is under
+        ``window_s`` seconds old (checked again inside `add_round`'s transaction)."""
+        self._refuse_repeat(self.game(game_id), counts, window_s)
 
     def _refuse_repeat(self, game: Game, counts: RoundCounts, window_s: float) -> None:
         """``NeedsForce`` when the last round has these counts and is under ``window_s`` old."""
@@ -307,7 +313,7 @@ class Ledger:
             raise NeedsForce(
                 f"nothing written: round {last.number} has exactly these counts and was "
                 f"written {max(age_s, 0):.0f} s ago, so this looks like the same round again "
-                "(see `tallero sheet`). If it really is a new round, pass --force"
+                "(see `tallero sheet`). If it really is a new round, pass --again"
             )
 
     def amend_round(

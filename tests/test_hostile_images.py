@@ -91,7 +91,12 @@ def test_decoding_stays_within_the_memory_budget(big, image, outcome, peak_mb):
 @pytest.mark.skipif(not LONG, reason="whole counts of big images: TALLERO_FUZZ_LONG=1")
 @pytest.mark.parametrize(
     ("image", "peak_mb"),
-    [("png14000", int(1.5 * GB)), ("png8000", int(1.5 * GB)), ("jpeg30", 600), ("jpeg12", 600)],
+    [
+        ("png14000", int(1.5 * GB)),
+        ("png8000", int(1.5 * GB)),
+        ("jpeg30", int(1.5 * GB)),
+        ("jpeg12", 600),
+    ],
 )
 def test_a_whole_count_stays_within_the_memory_budget(big, image, peak_mb):
     rc, seconds, peak, line = measure_count(big[image])

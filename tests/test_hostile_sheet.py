@@ -11,6 +11,7 @@ import os
 import sqlite3
 import unicodedata
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -59,12 +60,16 @@ def test_a_round_run_again_is_refused_and_written_once(tallero):
     args = ("round", "--dutch", "Ann=5,Ben=3", "--blitz", "Ann=0,Ben=2")
     assert tallero(*args).code == 0
     line = one_error_line(tallero(*args))
-    assert "round 1 has exactly these counts" in line and "--force" in line
+    assert "round 1 has exactly these counts" in line and "--again" in line
     assert len(tallero("sheet", "--json").json()["rounds"]) == 1
-    # Other counts are a new round; the same counts again with --force are written.
+    # A command that needed --force, run again, is refused all the same.
+    forced = ("round", "--dutch", "Ann=1,Ben=1", "--blitz", "Ann=1,Ben=1", "--force")
+    assert tallero(*forced).code == 0
+    assert "has exactly these counts" in one_error_line(tallero(*forced))
+    # Other counts are a new round; the same counts again with --again are written.
     assert tallero("round", "--dutch", "Ann=6,Ben=3", "--blitz", "Ann=0,Ben=2").code == 0
-    assert tallero("round", "--dutch", "Ann=6,Ben=3", "--blitz", "Ann=0,Ben=2", "--force").code == 0
-    assert len(tallero("sheet", "--json").json()["rounds"]) == 3
+    assert tallero("round", "--dutch", "Ann=6,Ben=3", "--blitz", "Ann=0,Ben=2", "--again").code == 0
+    assert len(tallero("sheet", "--json").json()["rounds"]) == 4
 
 
 def test_the_same_counts_after_the_window_or_after_an_undo_are_a_new_round(tallero, home):
@@ -299,3 +304,29 @@ def test_any_command_line_ends_in_a_result_or_one_error_line(tallero, home, args
         lines = r.err.strip().splitlines()
         assert r.code in (1, 2) and lines, (args, r.code, r.err)
         assert len(lines) == 1 and lines[0].startswith("tallero: error: "), (args, r.err)
+
+
+def test_a_photo_round_committed_again_is_refused_before_its_photos_are_kept(tallero, home):
+    samples = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "synth-mini"
+    seats = ("Ann=pump", "Ben=carriage", "Cy=plow", "Dee=pail")
+    assert tallero("game", "new", *seats).code == 0
+    args = (
+        "score",
+        "--dutch",
+        str(samples / "images" / "000000.jpg"),
+        "--blitz",
+        str(samples / "images" / "000001.jpg"),
+        "--commit",
+        "--accept",
+        "--reason",
+        "checked",
+        "--force",
+        "--json",
+    )
+    first = tallero(*args)
+    assert first.code == 0 and first.json()["round"] == 1, first.err
+    kept = sorted((home / "evidence").iterdir())
+    line = one_error_line(tallero(*args))
+    assert "round 1 has exactly these counts" in line
+    assert sorted((home / "evidence").iterdir()) == kept
+    assert len(tallero("sheet", "--json").json()["rounds"]) == 1
