@@ -9,6 +9,7 @@ Photos and detections that back a round are kept in ``evidence`` for later audit
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -24,11 +25,12 @@ from scoring.records import Evidence, Game, Revision, RoundRecord
 from scoring.rules import RoundCounts, build_round, round_warnings
 from scoring.schema import (
     LEDGER_FILE,
-    MIGRATIONS,
     SCHEMA_VERSION,
+    OlderSchema,
     check_schema,
     connect,
     explain,
+    migrate,
 )
 
 __all__ = [
@@ -89,7 +91,8 @@ class Ledger:
         try:
             self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self._db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
+            self._db = migrate(self._db, path, readonly)
+            self._db.row_factory = sqlite3.Row
             check_schema(self._db, path)
             if not readonly:  # only once the file is known to be a ledger: this writes
                 self._db.execute("PRAGMA journal_mode = WAL")
@@ -103,8 +106,17 @@ class Ledger:
 
     @classmethod
     def open(cls, home: Path | None = None, readonly: bool = False) -> Ledger:
-        """The ledger of ``home`` (default: `tallero_home`); see the class for ``readonly``."""
-        return cls((home or tallero_home()) / LEDGER_FILE, readonly)
+        """The ledger of ``home`` (default: `tallero_home`); see the class for ``readonly``.
+
+        A ledger of an older schema is opened for writing once, to upgrade it, when it can be.
+        """
+        path = (home or tallero_home()) / LEDGER_FILE
+        try:
+            return cls(path, readonly)
+        except OlderSchema:
+            if not os.access(path, os.W_OK):
+                raise
+            return cls(path, False)
 
     def close(self) -> None:
         self._db.close()
@@ -129,39 +141,6 @@ class Ledger:
             raise
         else:
             self._db.execute("COMMIT")
-
-    def _migrate(self) -> None:
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise LedgerError(
-                f"the ledger at {self.path} has schema {version}, newer than this "
-                f"Tallero understands ({SCHEMA_VERSION}); upgrade Tallero"
-            )
-        if version < SCHEMA_VERSION and self.readonly and self.path.exists():
-            if version == 0 and not self._db.execute("SELECT 1 FROM sqlite_master").fetchone():
-                self._db.close()  # an empty file: read it as the empty ledger it would become
-                self._db = sqlite3.connect(":memory:", isolation_level=None)
-                self._db.row_factory = sqlite3.Row
-            else:
-                return  # an older schema is read as it is; check_schema judges it
-        if (
-            version == 0
-            and self._db.execute(
-                "SELECT 1 FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
-            ).fetchone()
-        ):
-            check_schema(self._db, self.path)  # tables but no version: not ours to migrate
-        while version < SCHEMA_VERSION:
-            with self._transaction() as db:
-                # Re-read inside the lock: another process may have migrated meanwhile.
-                version = db.execute("PRAGMA user_version").fetchone()[0]
-                if version >= SCHEMA_VERSION:
-                    break
-                for statement in MIGRATIONS[version].split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                db.execute(f"PRAGMA user_version = {version + 1}")
-            version += 1
 
     # --- games ---------------------------------------------------------------------
 

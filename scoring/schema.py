@@ -140,6 +140,54 @@ def check_schema(db: sqlite3.Connection, path: Path) -> None:
     )
 
 
+class OlderSchema(LedgerError):
+    """A read-only open found a ledger of an older schema, which needs migrating first."""
+
+
+def migrate(db: sqlite3.Connection, path: Path, readonly: bool) -> sqlite3.Connection:
+    """Bring the ledger ``db`` (the file ``path``) to `SCHEMA_VERSION`; returns the
+    connection to use (an empty file opened read-only reads as an empty in-memory ledger).
+
+    Raises ``LedgerError`` for a newer schema, and for tables without a version (another
+    program's file, never written to); ``OlderSchema`` when ``readonly`` and it is older.
+    """
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise LedgerError(
+            f"the ledger at {path} has schema {version}, newer than this "
+            f"Tallero understands ({SCHEMA_VERSION}); upgrade Tallero"
+        )
+    has_tables = db.execute("SELECT 1 FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+    if version == 0 and has_tables.fetchone():
+        check_schema(db, path)  # tables but no version: not ours to migrate
+        return db
+    if version < SCHEMA_VERSION and readonly and path.exists():
+        if version > 0:
+            raise OlderSchema(
+                f"the ledger at {path} has schema {version}, older than this Tallero's "
+                f"({SCHEMA_VERSION}), and is read-only: make it writable once so that "
+                "Tallero can upgrade it"
+            )
+        db.close()  # an empty file: read it as the empty ledger it would become
+        db = sqlite3.connect(":memory:", isolation_level=None)
+    while version < SCHEMA_VERSION:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # Re-read inside the lock: another process may have migrated meanwhile.
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version < SCHEMA_VERSION:
+                for statement in MIGRATIONS[version].split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(f"PRAGMA user_version = {version + 1}")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        version += 1
+    return db
+
+
 def connect(path: Path, readonly: bool, timeout: float) -> sqlite3.Connection:
     """An autocommit connection to the ledger file ``path`` (its folder made if missing).
 
