@@ -245,3 +245,36 @@ def test_the_count_command_gives_a_count_or_one_error_line_per_fuzzed_file(tmp_p
     assert r.code == 1 and len(errors) == 5
     assert all(line.startswith("tallero: error: ") for line in errors), r.err
     assert [line.split(":")[0] for line in r.out.strip().splitlines()] == good[:3]
+
+
+def _modes() -> list[tuple[str, str]]:
+    return [
+        ("rgb.jpg", "RGB"),
+        ("cmyk.jpg", "CMYK"),
+        ("gray.jpg", "L"),
+        ("palette.png", "P"),
+        ("palette-transparent.gif", "P"),
+        ("gray-alpha.png", "LA"),
+        ("deep.png", "I;16"),
+        ("bits.png", "1"),
+        ("rgba.webp", "RGBA"),
+        ("rgb.tif", "RGB"),
+    ]
+
+
+@pytest.mark.parametrize(("name", "mode"), _modes())
+def test_every_mode_is_reduced_over_the_counted_size(tmp_path, name, mode):
+    """A 400x300 image counted at most 0.01 MP comes back 100x75, whatever its mode."""
+    from PIL import Image
+
+    from vision.core.settings import VisionSettings
+
+    rgb = np.random.default_rng(0).integers(0, 255, (300, 400, 3)).astype(np.uint8)
+    if mode == "I;16":
+        img = Image.fromarray(rgb[..., 0].astype(np.uint16) * 200)
+    else:
+        img = Image.fromarray(rgb).convert(mode)
+    path = tmp_path / name
+    img.save(path, **({"transparency": 0} if name.endswith(".gif") else {}))
+    out = load_image(path, VisionSettings(max_counted_megapixels=0.01))
+    assert out.shape == (75, 100, 3) and out.dtype == np.uint8

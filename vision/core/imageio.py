@@ -103,10 +103,9 @@ def _decode_bounded(path: Path, img: Any, settings: VisionSettings) -> Any:
         )
     img.load()
     if factor > 1:
-        if img.mode not in ("L", "LA", "RGB", "RGBA", "I", "F", "I;16"):
-            img = img.convert(
-                "RGBA" if "A" in img.getbands() or "transparency" in img.info else "RGB"
-            )
+        if img.mode not in ("L", "LA", "RGB", "RGBA", "I", "F"):  # what reduce() takes
+            alpha = "A" in img.getbands() or "transparency" in img.info
+            img = img.convert("RGBA" if alpha else "I" if img.mode.startswith("I") else "RGB")
         img = img.reduce(factor)
     return img
 
