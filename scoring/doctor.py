@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from scoring.errors import LedgerError
+from scoring.evidence import EVIDENCE_DIR
 from scoring.home import make_home
 from scoring.schema import LEDGER_FILE, SCHEMA_VERSION, connect, schema_problems
 
-EVIDENCE_DIR = "evidence"  # as in scoring.evidence, which imports the ledger
 # Problems integrity_check lists at most (the first ones say enough).
 MAX_INTEGRITY_LINES = 20
 
