@@ -35,27 +35,35 @@ GB = 1024  # MB
 
 
 def peak_of_load(path: Path) -> tuple[str, int]:
-    """(outcome, peak MB) of `load_image` on ``path`` in a fresh process."""
+    """(outcome, peak MB) of `load_image` on ``path`` in a fresh process.
+
+    Linux keeps a process's peak memory across exec, so a child of this (large) test
+    process would report the test's own peak: a small launcher starts the child and
+    reads the child's peak from its own usage of children."""
     code = (
-        "import resource, sys\n"
+        "import sys\n"
         "from scoring.errors import ImageError\n"
         "from vision.core.imageio import load_image\n"
         "try:\n"
-        "    out = 'ok %dx%d' % load_image(sys.argv[1]).shape[1::-1]\n"
+        "    print('ok %dx%d' % load_image(sys.argv[1]).shape[1::-1])\n"
         "except ImageError as exc:\n"
-        "    out = 'error: %s' % exc\n"
-        "print(out)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
+        "    print('error: %s' % exc)\n"
+    )
+    launcher = (
+        "import resource, subprocess, sys\n"
+        "r = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "print(r.returncode, repr(r.stderr), r.stdout.strip(), sep='\\n')\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)\n"
     )
     r = subprocess.run(
-        [sys.executable, "-c", code, str(path)],
+        [sys.executable, "-c", launcher, sys.executable, "-c", code, str(path)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
-    assert r.returncode == 0 and r.stderr == "", r.stderr
-    outcome, peak = r.stdout.strip().splitlines()
+    rc, stderr, outcome, peak = r.stdout.strip().splitlines()
+    assert rc == "0" and stderr == "''", stderr
     return outcome, int(peak)
 
 
