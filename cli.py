@@ -6,6 +6,7 @@ them into one app and turns a user's mistake into one line on stderr and an exit
 
 from __future__ import annotations
 
+import logging
 import sys
 
 import typer
@@ -15,12 +16,26 @@ from scoring.errors import TalleroError
 
 # isort: off
 # Each module adds its commands to the app; the help lists them in this order.
-from commands import sheet, photos, live, audit, serve, enroll, training, demo  # noqa: F401, E402
+from commands import sheet, care, photos, live, audit, serve, enroll, training, demo  # noqa: F401, E402
 # isort: on
 
 
 def main() -> None:
-    """Entry point: user mistakes become one line on stderr and a non-zero exit."""
+    """Entry point: user mistakes become one line on stderr and a non-zero exit.
+
+    Library warnings go to the ``py.warnings`` log, which only ``--verbose`` prints.
+    """
+    logging.captureWarnings(True)
+    quiet = logging.NullHandler()
+    logging.getLogger("py.warnings").addHandler(quiet)
+    try:
+        _run()
+    finally:
+        logging.getLogger("py.warnings").removeHandler(quiet)
+        logging.captureWarnings(False)
+
+
+def _run() -> None:
     try:
         # Outside standalone mode click returns the code of a typer.Exit instead of raising.
         code = app(standalone_mode=False)

@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from commands.app import (
+    AgainOpt,
     CountsOpt,
     DecksOpt,
     ForceOpt,
     GameOpt,
     JsonOpt,
     ModelOpt,
+    Output,
     PilesOpt,
     ProfileOpt,
     ThreadsOpt,
@@ -21,13 +23,13 @@ from commands.app import (
     emit_json,
     make_counter,
     pile_tops,
-    print_table,
     report_status,
 )
 from scoring.errors import UsageError
+from scoring.parse import whole_number_option
 
 if TYPE_CHECKING:
-    from scoring.ledger import Game, Ledger
+    from scoring.ledger import Game, Ledger, Prepare
     from scoring.rules import RoundCounts
     from scoring.tally import PhotoRound
     from vision.count.counter import Counter
@@ -64,6 +66,7 @@ def score(
         str | None, typer.Option("--profile", help="Profile of enrolled decks.")
     ] = None,
     force: ForceOpt = False,
+    again: AgainOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Score a round from photos: count every deck, map decks to players, show the round."""
@@ -87,34 +90,41 @@ def score(
             counter, g, dutch_photo, blitz_photo, annotate or home / "annotated"
         )
         result, counts = read_round(g, photos, fixes_d, fixes_b, pile_tops(piles))
-        number = None
+        out = Output()
+
+        def render(after: Game, number: int | None) -> None:
+            if as_json:
+                out.json(
+                    photo_round_json(after, counts, result, [p.to_json() for p in photos], number)
+                )
+                return
+            out.table(round_table(after, number, counts, result.ranges))
+            for p in photos:
+                out.line(f"{p.role} photo: {p.path} -> annotated: {p.annotated}")
+            if blitz_photo is None:
+                out.line("No Blitz photo: every Blitz pile counts 0 (correct with --fix-blitz).")
+            for line in result.corrections:
+                out.line(f"corrected by hand: {line}")
+            for problem in result.problems:
+                out.line(f"check: {problem}")
+            if number is not None:
+                out.line(f"Round {number} committed with its evidence.")
+                report_status(after, out)
+            elif result.problems:
+                out.line(
+                    "Not committed. Look at the annotated photo, then --accept or correct with "
+                    '--fix-dutch/--fix-blitz NAME=N --reason "...", and add --commit.'
+                )
+            else:
+                out.line("Not committed (add --commit to append it to the sheet).")
+
         if commit:
-            number = commit_counted_round(
-                ledger, home, g.id, photos, result, counts, accept, force, reason
+            commit_counted_round(
+                ledger, home, g.id, photos, result, counts, accept, force, reason, render, again
             )
-            g = ledger.game(g.id)
-    if as_json:
-        emit_json(photo_round_json(g, counts, result, [p.to_json() for p in photos], number))
-        return
-    print_table(round_table(g, number, counts, result.ranges))
-    for p in photos:
-        typer.echo(f"{p.role} photo: {p.path} -> annotated: {p.annotated}")
-    if blitz_photo is None:
-        typer.echo("No Blitz photo: every Blitz pile counts 0 (correct with --fix-blitz).")
-    for line in result.corrections:
-        typer.echo(f"corrected by hand: {line}")
-    for problem in result.problems:
-        typer.echo(f"check: {problem}")
-    if number is not None:
-        typer.echo(f"Round {number} committed with its evidence.")
-        report_status(g)
-    elif result.problems:
-        typer.echo(
-            "Not committed. Look at the annotated photo, then --accept or correct with "
-            '--fix-dutch/--fix-blitz NAME=N --reason "...", and add --commit.'
-        )
-    else:
-        typer.echo("Not committed (add --commit to append it to the sheet).")
+        else:
+            render(g, None)
+    out.flush()
 
 
 def require_game_decks(counter: Counter, game: Game) -> None:
@@ -168,12 +178,20 @@ def commit_counted_round(
     accept: bool,
     force: bool,
     reason: str | None,
+    prepare: Prepare | None = None,
+    again: bool = False,
 ) -> int:
-    """Append the round to the sheet with its photos kept as evidence; its number."""
+    """Append the round to the sheet with its photos kept as evidence; its number.
+
+    ``prepare`` renders the command's output before the commit; ``again`` writes a round
+    equal to the last one minutes later (see `scoring.evidence.commit_photo_round`).
+    """
     from scoring.evidence import Photo, commit_photo_round
 
     kept = [Photo(p.role, p.path, p.to_json(), p.count.model["name"]) for p in photos]
-    return commit_photo_round(ledger, home, game_id, counts, result, kept, accept, force, reason)
+    return commit_photo_round(
+        ledger, home, game_id, counts, result, kept, accept, force, reason, prepare, again
+    )
 
 
 def _annotated_path(out: Path, image: Path, several: bool) -> Path:
@@ -246,7 +264,12 @@ def eval_(
     ],
     model: ModelOpt = None,
     as_json: JsonOpt = False,
-    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N images.")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit", help="Only the first N images.", parser=whole_number_option("--limit")
+        ),
+    ] = None,
     threads: ThreadsOpt = None,
     profile: ProfileOpt = None,
     split: Annotated[
@@ -302,7 +325,14 @@ def eval_(
 @app.command("bench")
 def bench(
     as_json: JsonOpt = False,
-    frames: Annotated[int, typer.Option("--frames", help="Frames to time (>= 100).")] = 120,
+    frames: Annotated[
+        int,
+        typer.Option(
+            "--frames",
+            help="Frames to time (>= 100).",
+            parser=whole_number_option("--frames", 1, 1_000_000),
+        ),
+    ] = 120,
     model: ModelOpt = None,
     baseline: Annotated[
         Path | None,

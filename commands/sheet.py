@@ -8,12 +8,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from commands.app import (
+    AgainOpt,
     CountsOpt,
     ForceOpt,
     GameOpt,
     JsonOpt,
+    Output,
     PilesOpt,
     ReasonOpt,
+    RoundArg,
     app,
     emit_json,
     game_app,
@@ -22,6 +25,7 @@ from commands.app import (
     report_status,
 )
 from scoring.errors import UsageError
+from scoring.parse import whole_number_option
 
 if TYPE_CHECKING:
     from scoring.evidence import EvidenceCheck
@@ -88,7 +92,9 @@ def game_new(
     seats: Annotated[
         list[str], typer.Argument(help="Players and their decks: Ann=pump Ben=carriage")
     ],
-    target: Annotated[int, typer.Option(help="Points that end the game.")] = 75,
+    target: Annotated[
+        int, typer.Option(help="Points that end the game.", parser=whole_number_option("--target"))
+    ] = 75,
     tie: Annotated[
         str, typer.Option(help="Tie for highest at the end: play-on or share.")
     ] = "play-on",
@@ -114,10 +120,11 @@ def game_new(
 def games(as_json: JsonOpt = False) -> None:
     """List every game with its standing."""
     from rich.table import Table
+    from rich.text import Text
 
     from scoring.ledger import Ledger
 
-    with Ledger.open() as ledger:
+    with Ledger.open(readonly=True) as ledger:
         listing = games_json(ledger)
         all_games = [ledger.game(i) for i in ledger.game_ids()]
         current = ledger.current_game_id() if all_games else None
@@ -144,10 +151,10 @@ def games(as_json: JsonOpt = False) -> None:
         table.add_row(
             "*" if g.id == current else "",
             str(g.id),
-            g.name,
-            ", ".join(g.setup.players),
+            Text(g.name),
+            Text(", ".join(g.setup.players)),
             str(len(g.live_rounds)),
-            state,
+            Text(state),
         )
     print_table(table)
 
@@ -159,11 +166,12 @@ def round_(
     piles: PilesOpt = None,
     game: GameOpt = None,
     force: ForceOpt = False,
+    again: AgainOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Score a round by hand: every player's Dutch cards and Blitz cards left."""
     from scoring.crosscheck import check_dutch_piles
-    from scoring.ledger import Ledger
+    from scoring.ledger import REPEAT_WINDOW_S, Ledger
     from scoring.parse import parse_counts
     from scoring.report import round_json, round_table
     from scoring.rules import build_round, round_warnings
@@ -185,16 +193,27 @@ def round_(
             dutch_counts = {p: counts[p].dutch for p in setup.players}
             problems = check_dutch_piles(tops, dutch_counts).problems
         game_id = game if game is not None else ledger.current_game_id()
-        number = ledger.add_round(game_id, counts, force=force, extra_warnings=problems)
-        after = ledger.game(game_id)
-    warnings = round_warnings(counts) + list(problems)
-    if as_json:
-        emit_json(round_json(after, number, 1, counts, warnings))
-        return
-    for warning in warnings:
-        typer.echo(f"warning (forced): {warning}", err=True)
-    print_table(round_table(after, number, counts))
-    report_status(after)
+        warnings = round_warnings(counts) + list(problems)
+        out = Output()
+
+        def prepare(after: Game, number: int) -> None:
+            if as_json:
+                out.json(round_json(after, number, 1, counts, warnings))
+                return
+            for warning in warnings:
+                out.line(f"warning (forced): {warning}", err=True)
+            out.table(round_table(after, number, counts))
+            report_status(after, out)
+
+        ledger.add_round(
+            game_id,
+            counts,
+            force=force,
+            extra_warnings=problems,
+            repeat_window_s=None if again else REPEAT_WINDOW_S,
+            prepare=prepare,
+        )
+    out.flush()
 
 
 @app.command("sheet")
@@ -213,7 +232,7 @@ def sheet(
 
     if as_json and as_csv:
         raise UsageError("choose one of --json and --csv")
-    with Ledger.open() as ledger:
+    with Ledger.open(readonly=True) as ledger:
         g = ledger.game(game)
     if html is not None:
         from commands.audit_page import write_sheet_page
@@ -234,7 +253,7 @@ def sheet(
 
 @app.command("amend")
 def amend(
-    round_number: Annotated[int, typer.Argument(metavar="ROUND", help="Round number.")],
+    round_number: RoundArg,
     reason: ReasonOpt,
     dutch: CountsOpt = None,
     blitz: CountsOpt = None,
@@ -254,19 +273,22 @@ def amend(
         g = ledger.game(game)
         d = {g.setup.player_named(k): v for k, v in parse_counts(dutch or [], "Dutch").items()}
         b = {g.setup.player_named(k): v for k, v in parse_counts(blitz or [], "Blitz").items()}
-        revision, counts = ledger.amend_round(g.id, round_number, d, b, reason, force=force)
-        after = ledger.game(g.id)
-    if as_json:
-        emit_json(
-            {
-                **round_json(after, round_number, revision, counts, round_warnings(counts)),
-                "reason": reason,
-            }
-        )
-        return
-    typer.echo(f"Round {round_number} amended (revision {revision}): {reason}")
-    print_table(round_table(after, round_number, counts))
-    report_status(after)
+        out = Output()
+
+        def prepare(after: Game, number: int) -> None:
+            revision = next(r.revision for r in after.rounds if r.number == number)
+            counts = next(r.counts for r in after.rounds if r.number == number)
+            assert counts is not None
+            if as_json:
+                result = round_json(after, number, revision, counts, round_warnings(counts))
+                out.json({**result, "reason": reason})
+                return
+            out.line(f"Round {number} amended (revision {revision}): {reason}")
+            out.table(round_table(after, number, counts))
+            report_status(after, out)
+
+        ledger.amend_round(g.id, round_number, d, b, reason, force=force, prepare=prepare)
+    out.flush()
 
 
 @app.command("undo")
@@ -277,25 +299,29 @@ def undo(reason: ReasonOpt, game: GameOpt = None, as_json: JsonOpt = False) -> N
 
     with Ledger.open() as ledger:
         game_id = game if game is not None else ledger.current_game_id()
-        number = ledger.undo_last_round(game_id, reason)
-        after = ledger.game(game_id)
-    if as_json:
-        emit_json(
-            {
-                "game": game_id,
-                "round": number,
-                "undone": True,
-                "reason": reason,
-                **standing_json(after),
-            }
-        )
-        return
-    typer.echo(f"Round {number} undone: {reason}")
+        out = Output()
+
+        def prepare(after: Game, number: int) -> None:
+            if as_json:
+                out.json(
+                    {
+                        "game": game_id,
+                        "round": number,
+                        "undone": True,
+                        "reason": reason,
+                        **standing_json(after),
+                    }
+                )
+            else:
+                out.line(f"Round {number} undone: {reason}")
+
+        ledger.undo_last_round(game_id, reason, prepare=prepare)
+    out.flush()
 
 
 @app.command("history")
 def history(
-    round_number: Annotated[int, typer.Argument(metavar="ROUND", help="Round number.")],
+    round_number: RoundArg,
     game: GameOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -304,7 +330,7 @@ def history(
     from scoring.ledger import Ledger
     from scoring.report import history_json
 
-    with Ledger.open() as ledger:
+    with Ledger.open(readonly=True) as ledger:
         g = ledger.game(game)
         revisions = ledger.history(g.id, round_number)
     checks = {e.path: check_evidence(e) for rev in revisions for e in rev.evidence}

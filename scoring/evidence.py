@@ -15,7 +15,7 @@ from typing import Any
 
 from scoring.errors import EvidenceError, NeedsForce
 from scoring.home import file_sha256
-from scoring.ledger import Evidence, Game, Ledger, confirm_round
+from scoring.ledger import REPEAT_WINDOW_S, Evidence, Game, Ledger, Prepare, confirm_round
 from scoring.report import counts_json, standing_json
 from scoring.rules import RoundCounts
 from scoring.tally import PhotoRound
@@ -135,12 +135,16 @@ def commit_photo_round(
     accept: bool,
     force: bool,
     reason: str | None,
+    prepare: Prepare | None = None,
+    again: bool = False,
 ) -> int:
     """Append a round read off photos, with the photos kept as its evidence.
 
     Flagged problems need ``accept`` or corrections, and counts possible only by mistake
     need ``force``; every check runs before a photo is copied, so a refused round leaves
-    nothing in the evidence folder.
+    nothing in the evidence folder. The same counts as the game's last round, written
+    minutes ago, need ``again`` (else it is taken for a command run again after it
+    landed); ``prepare`` renders the command's output before the commit (`Ledger.add_round`).
     """
     if result.problems and not (accept or result.corrections):
         raise NeedsForce(
@@ -151,6 +155,8 @@ def commit_photo_round(
         )
     confirm_round(counts, force)
     ledger.require_open(game_id)
+    if not again:  # before a photo is copied: a refused retry leaves no orphan evidence
+        ledger.check_repeat(game_id, counts, REPEAT_WINDOW_S)
     notes = [f"corrected by hand: {c}" for c in result.corrections]
     if accept:
         notes += [f"accepted: {p}" for p in result.problems]
@@ -161,7 +167,15 @@ def commit_photo_round(
     for photo in photos:
         kept, sha = keep_photo(photo.path, home)
         evidence.append(Evidence(photo.role, str(kept), sha, photo.detections, photo.model_id))
-    return ledger.add_round(game_id, counts, force=force, evidence=evidence, reason=note or None)
+    return ledger.add_round(
+        game_id,
+        counts,
+        force=force,
+        evidence=evidence,
+        reason=note or None,
+        repeat_window_s=None if again else REPEAT_WINDOW_S,
+        prepare=prepare,
+    )
 
 
 def photo_round_json(

@@ -8,11 +8,13 @@ from enum import StrEnum
 
 from scoring.decks import Deck
 from scoring.errors import RuleError
+from scoring.names import clean_text, name_key
 from scoring.rules import RoundCounts
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 DEFAULT_TARGET = 75
+MAX_TARGET = 2**63 - 1  # SQLite's largest integer
 _FORBIDDEN_IN_NAMES = set("=,")
 
 
@@ -41,13 +43,16 @@ class GameSetup:
         n = len(self.seats)
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise RuleError(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {n}")
-        names = [seat.player.casefold() for seat in self.seats]
+        # One spelling per name (normal form C), whatever keyboard typed it.
+        seats = tuple(Seat(clean_text(s.player, "player name"), s.deck) for s in self.seats)
+        object.__setattr__(self, "seats", seats)
+        names = [name_key(seat.player) for seat in self.seats]
         for seat in self.seats:
             if not seat.player.strip():
                 raise RuleError("a player name is empty")
             if _FORBIDDEN_IN_NAMES & set(seat.player) or seat.player != seat.player.strip():
                 raise RuleError(f"player name {seat.player!r} may not contain '=' or ','")
-        dupes = sorted({s.player for s in self.seats if names.count(s.player.casefold()) > 1})
+        dupes = sorted({s.player for s in self.seats if names.count(name_key(s.player)) > 1})
         if dupes:
             raise RuleError(f"player {dupes[0]!r} appears twice")
         decks = [seat.deck.id for seat in self.seats]
@@ -56,15 +61,17 @@ class GameSetup:
             raise RuleError(f"deck {taken[0]!r} is bound to two players; each deck is used once")
         if isinstance(self.target, bool) or not isinstance(self.target, int) or self.target < 1:
             raise RuleError(f"the target must be a positive whole number, got {self.target!r}")
+        if self.target > MAX_TARGET:
+            raise RuleError(f"the target must be at most {MAX_TARGET}, got {self.target}")
 
     @property
     def players(self) -> tuple[str, ...]:
         return tuple(seat.player for seat in self.seats)
 
     def player_named(self, name: str) -> str:
-        """The seated player's spelling of ``name`` (names match case-insensitively)."""
+        """The seated player's spelling of ``name`` (names match as read: `name_key`)."""
         for seat in self.seats:
-            if seat.player.casefold() == name.strip().casefold():
+            if name_key(seat.player) == name_key(name):
                 return seat.player
         raise RuleError(f"unknown player {name!r}; players are {', '.join(self.players)}")
 

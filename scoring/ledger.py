@@ -9,83 +9,52 @@ Photos and detections that back a round are kept in ``evidence`` for later audit
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from scoring.decks import deck_by_name
 from scoring.errors import LedgerError, NeedsForce
-from scoring.game import GameSetup, Seat, Standing, TiePolicy, standing
+from scoring.game import GameSetup, Seat, TiePolicy
 from scoring.home import tallero_home
+from scoring.names import clean_text
+from scoring.records import Evidence, Game, Revision, RoundRecord
 from scoring.rules import RoundCounts, build_round, round_warnings
+from scoring.schema import (
+    LEDGER_FILE,
+    SCHEMA_VERSION,
+    OlderSchema,
+    check_schema,
+    connect,
+    explain,
+    migrate,
+)
 
-LEDGER_FILE = "ledger.sqlite3"
+__all__ = [
+    "LEDGER_FILE",
+    "REPEAT_WINDOW_S",
+    "SCHEMA_VERSION",
+    "Prepare",
+    "Evidence",
+    "Game",
+    "Ledger",
+    "Revision",
+    "RoundRecord",
+    "confirm_round",
+]
+
 BUSY_TIMEOUT_MS = 30_000
 
-# Each entry moves the schema from version i to i + 1. Never edit a released entry:
-# append a new one.
-MIGRATIONS: tuple[str, ...] = (
-    """
-    CREATE TABLE games (
-        id INTEGER PRIMARY KEY,
-        name TEXT NOT NULL,
-        target INTEGER NOT NULL CHECK (target > 0),
-        tie TEXT NOT NULL CHECK (tie IN ('play-on', 'share')),
-        created_at TEXT NOT NULL
-    );
-    CREATE TABLE players (
-        id INTEGER PRIMARY KEY,
-        game_id INTEGER NOT NULL REFERENCES games(id),
-        seat INTEGER NOT NULL,
-        name TEXT NOT NULL,
-        deck TEXT NOT NULL,
-        UNIQUE (game_id, seat),
-        UNIQUE (game_id, name),
-        UNIQUE (game_id, deck)
-    );
-    CREATE TABLE rounds (
-        id INTEGER PRIMARY KEY,
-        game_id INTEGER NOT NULL REFERENCES games(id),
-        number INTEGER NOT NULL CHECK (number > 0),
-        created_at TEXT NOT NULL,
-        UNIQUE (game_id, number)
-    );
-    CREATE TABLE revisions (
-        id INTEGER PRIMARY KEY,
-        round_id INTEGER NOT NULL REFERENCES rounds(id),
-        revision INTEGER NOT NULL CHECK (revision > 0),
-        created_at TEXT NOT NULL,
-        kind TEXT NOT NULL CHECK (kind IN ('new', 'amend', 'undo')),
-        reason TEXT,
-        forced INTEGER NOT NULL DEFAULT 0,
-        warnings TEXT NOT NULL DEFAULT '[]',
-        UNIQUE (round_id, revision)
-    );
-    CREATE TABLE revision_counts (
-        revision_id INTEGER NOT NULL REFERENCES revisions(id),
-        player_id INTEGER NOT NULL REFERENCES players(id),
-        dutch INTEGER NOT NULL CHECK (dutch BETWEEN 0 AND 40),
-        blitz INTEGER NOT NULL CHECK (blitz BETWEEN 0 AND 10),
-        PRIMARY KEY (revision_id, player_id)
-    );
-    CREATE TABLE evidence (
-        id INTEGER PRIMARY KEY,
-        revision_id INTEGER NOT NULL REFERENCES revisions(id),
-        role TEXT NOT NULL,
-        path TEXT NOT NULL,
-        sha256 TEXT NOT NULL,
-        detections TEXT NOT NULL,
-        model_id TEXT NOT NULL,
-        created_at TEXT NOT NULL
-    );
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    """,
-)
-SCHEMA_VERSION = len(MIGRATIONS)
+
+# A command's rendering of its output, given the game after the write and the round's
+# number; run inside the write's transaction (an error there writes nothing).
+Prepare = Callable[[Game, int], None]
+# A round equal to the last one and written less than this long ago is taken for the same
+# command run again (a retry after an error or a double Enter) and needs --force.
+REPEAT_WINDOW_S = 600.0
 
 
 def confirm_round(counts: RoundCounts, force: bool, extra: Sequence[str] = ()) -> list[str]:
@@ -102,82 +71,52 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-@dataclass(frozen=True)
-class Evidence:
-    """A photo that backs a round, with what the camera saw in it."""
-
-    role: str  # "dutch" or "blitz"
-    path: str
-    sha256: str
-    detections: Any  # JSON-serialisable
-    model_id: str
-
-
-@dataclass(frozen=True)
-class Revision:
-    number: int
-    created_at: str
-    kind: str  # "new", "amend" or "undo"
-    reason: str | None
-    forced: bool
-    warnings: tuple[str, ...]
-    counts: RoundCounts | None  # None for an undo
-    evidence: tuple[Evidence, ...] = ()
-
-
-@dataclass(frozen=True)
-class RoundRecord:
-    """A round with its latest revision; ``counts`` is None once the round is undone."""
-
-    number: int
-    revision: int
-    counts: RoundCounts | None
-
-    @property
-    def undone(self) -> bool:
-        return self.counts is None
-
-
-@dataclass(frozen=True)
-class Game:
-    id: int
-    name: str
-    created_at: str
-    setup: GameSetup
-    rounds: tuple[RoundRecord, ...] = field(default=())
-
-    @property
-    def live_rounds(self) -> tuple[RoundRecord, ...]:
-        return tuple(r for r in self.rounds if not r.undone)
-
-    def standing(self) -> Standing:
-        return standing(self.setup, [r.counts for r in self.live_rounds if r.counts])
-
-
 class Ledger:
-    """The SQLite ledger in ``home``. Open with ``Ledger.open()`` or as a context manager."""
+    """The SQLite ledger in ``home``. Open with ``Ledger.open()`` or as a context manager.
 
-    def __init__(self, path: Path) -> None:
+    ``readonly``: open with SQLite's ``mode=ro``, so the reading commands work on a ledger
+    the user may not write (a missing ledger reads as an empty one, and nothing is
+    created). Every ``sqlite3.Error`` leaving a ``with Ledger.open() as ledger:`` block
+    becomes one `LedgerError` saying what is wrong and what to do (`scoring.schema.explain`).
+    """
+
+    def __init__(self, path: Path, readonly: bool = False) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.readonly = readonly
         try:
-            self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            self._db = connect(path, readonly, BUSY_TIMEOUT_MS / 1000)
         except sqlite3.Error as exc:
-            raise LedgerError(f"cannot open the ledger at {path}: {exc}") from None
+            raise explain(exc, path) from None
         self._db.row_factory = sqlite3.Row
         try:
             self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = FULL")
             self._db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
-        except sqlite3.DatabaseError as exc:
+            self._db = migrate(self._db, path, readonly)
+            self._db.row_factory = sqlite3.Row
+            check_schema(self._db, path)
+            if not readonly:  # only once the file is known to be a ledger: this writes
+                self._db.execute("PRAGMA journal_mode = WAL")
+                self._db.execute("PRAGMA synchronous = FULL")
+        except sqlite3.Error as exc:
             self._db.close()
-            raise LedgerError(f"the ledger at {path} is unreadable: {exc}") from None
+            raise explain(exc, path) from None
+        except LedgerError:
+            self._db.close()
+            raise
 
     @classmethod
-    def open(cls, home: Path | None = None) -> Ledger:
-        return cls((home or tallero_home()) / LEDGER_FILE)
+    def open(cls, home: Path | None = None, readonly: bool = False) -> Ledger:
+        """The ledger of ``home`` (default: `tallero_home`); see the class for ``readonly``.
+
+        A ledger of an older schema is opened for writing once, to upgrade it, when it can be.
+        """
+        path = (home or tallero_home()) / LEDGER_FILE
+        try:
+            return cls(path, readonly)
+        except OlderSchema:
+            if not os.access(path, os.W_OK):
+                raise
+            return cls(path, False)
 
     def close(self) -> None:
         self._db.close()
@@ -185,8 +124,10 @@ class Ledger:
     def __enter__(self) -> Ledger:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, exc: object, tb: object) -> None:
         self.close()
+        if isinstance(exc, sqlite3.Error):
+            raise explain(exc, self.path) from exc
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -201,25 +142,6 @@ class Ledger:
         else:
             self._db.execute("COMMIT")
 
-    def _migrate(self) -> None:
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise LedgerError(
-                f"the ledger at {self.path} has schema {version}, newer than this "
-                f"Tallero understands ({SCHEMA_VERSION}); upgrade Tallero"
-            )
-        while version < SCHEMA_VERSION:
-            with self._transaction() as db:
-                # Re-read inside the lock: another process may have migrated meanwhile.
-                version = db.execute("PRAGMA user_version").fetchone()[0]
-                if version >= SCHEMA_VERSION:
-                    break
-                for statement in MIGRATIONS[version].split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                db.execute(f"PRAGMA user_version = {version + 1}")
-            version += 1
-
     # --- games ---------------------------------------------------------------------
 
     def new_game(self, setup: GameSetup, name: str | None = None) -> Game:
@@ -231,7 +153,8 @@ class Ledger:
                 ("", setup.target, setup.tie.value, created),
             )
             game_id = int(cur.lastrowid or 0)
-            game_name = name or f"Game {game_id}"
+            game_name = clean_text(name, "game name").strip() if name else ""
+            game_name = game_name or f"Game {game_id}"
             db.execute("UPDATE games SET name = ? WHERE id = ?", (game_name, game_id))
             for seat_no, seat in enumerate(setup.seats):
                 db.execute(
@@ -319,15 +242,24 @@ class Ledger:
         evidence: Sequence[Evidence] = (),
         extra_warnings: Sequence[str] = (),
         reason: str | None = None,
+        repeat_window_s: float | None = None,
+        prepare: Prepare | None = None,
     ) -> int:
         """Append a round to a game that is not over; returns the round's number.
 
         Counts that are possible only by mistake, and any ``extra_warnings`` (such as a
-        failed Dutch-pile cross-check), raise ``NeedsForce`` unless ``force``.
+        failed Dutch-pile cross-check), raise ``NeedsForce`` unless ``force``. With
+        ``repeat_window_s``, counts equal to the game's last round written less than that
+        many seconds ago raise ``NeedsForce`` too, even with ``force``: the same command
+        line run again after it landed (a caller passes None to write them anyway).
+        ``prepare(game_after, number)`` runs inside the transaction, before the commit: a
+        command renders its output there, so nothing that can fail runs after the commit.
         """
         warnings = confirm_round(counts, force, extra_warnings)
         with self._transaction() as db:
             game = self.require_open(game_id)  # read inside the lock: the state we write against
+            if repeat_window_s is not None:
+                self._refuse_repeat(game, counts, repeat_window_s)
             number = 1 + max((r.number for r in game.rounds), default=0)
             cur = db.execute(
                 "INSERT INTO rounds (game_id, number, created_at) VALUES (?, ?, ?)",
@@ -336,7 +268,32 @@ class Ledger:
             self._write_revision(
                 db, int(cur.lastrowid or 0), 1, "new", reason, counts, warnings, force, evidence
             )
+            if prepare is not None:
+                prepare(self.game(game_id), number)
         return number
+
+    def check_repeat(self, game_id: int, counts: RoundCounts, window_s: float) -> None:
+        """``NeedsForce`` when the game's last round has these counts and is under
+        ``window_s`` seconds old (checked again inside `add_round`'s transaction)."""
+        self._refuse_repeat(self.game(game_id), counts, window_s)
+
+    def _refuse_repeat(self, game: Game, counts: RoundCounts, window_s: float) -> None:
+        """``NeedsForce`` when the last round has these counts and is under ``window_s`` old."""
+        if not game.rounds or game.rounds[-1].counts != counts:
+            return
+        last = game.rounds[-1]
+        row = self._db.execute(
+            """SELECT rev.created_at FROM revisions rev JOIN rounds ON rounds.id = rev.round_id
+               WHERE rounds.game_id = ? AND rounds.number = ? AND rev.revision = ?""",
+            (game.id, last.number, last.revision),
+        ).fetchone()
+        age_s = (datetime.now(UTC) - datetime.fromisoformat(row[0])).total_seconds()
+        if age_s < window_s:
+            raise NeedsForce(
+                f"nothing written: round {last.number} has exactly these counts and was "
+                f"written {max(age_s, 0):.0f} s ago, so this looks like the same round again "
+                "(see `tallero sheet`). If it really is a new round, pass --again"
+            )
 
     def amend_round(
         self,
@@ -347,10 +304,12 @@ class Ledger:
         reason: str,
         *,
         force: bool = False,
+        prepare: Prepare | None = None,
     ) -> tuple[int, RoundCounts]:
         """Write a new revision of round ``number`` with some counts changed.
 
         Players not named keep their counts. Returns (revision number, new counts).
+        ``prepare`` runs before the commit, as in `add_round`.
         """
         self._require_reason(reason)
         with self._transaction() as db:
@@ -377,10 +336,14 @@ class Ledger:
                 force,
                 (),
             )
+            if prepare is not None:
+                prepare(self.game(game_id), number)
         return revision, counts
 
-    def undo_last_round(self, game_id: int, reason: str) -> int:
-        """Undo the last live round (as a revision); returns its number."""
+    def undo_last_round(self, game_id: int, reason: str, prepare: Prepare | None = None) -> int:
+        """Undo the last live round (as a revision); returns its number.
+
+        ``prepare`` runs before the commit, as in `add_round`."""
         self._require_reason(reason)
         with self._transaction() as db:
             game = self.game(game_id)
@@ -398,6 +361,8 @@ class Ledger:
                 False,
                 (),
             )
+            if prepare is not None:
+                prepare(self.game(game_id), record.number)
         return record.number
 
     def history(self, game_id: int, number: int) -> list[Revision]:
@@ -473,6 +438,7 @@ class Ledger:
         forced: bool,
         evidence: Sequence[Evidence],
     ) -> None:
+        reason = clean_text(reason, "reason") if reason else reason
         cur = db.execute(
             """INSERT INTO revisions (round_id, revision, created_at, kind, reason, forced,
                warnings) VALUES (?, ?, ?, ?, ?, ?, ?)""",

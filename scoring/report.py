@@ -1,6 +1,8 @@
 """What the score-sheet commands print: stable JSON shapes, CSV and rich tables.
 
 The JSON shapes are a contract (README, "JSON output"): add keys, never rename or drop.
+Every name a user typed goes into a table as a `rich.text.Text`, never as a string rich
+would read as markup (a player called ``[/]`` is printed as ``[/]``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
+from rich.text import Text
 
 from scoring.ledger import Game, Revision
 from scoring.rules import RoundCounts
@@ -141,7 +144,7 @@ def sheet_table(game: Game) -> Table:
     """The score sheet as players know it: one column per round, then the totals."""
     status = game.standing()
     rounds = [r for r in game.live_rounds if r.counts is not None]
-    title = f"{game.name} (game {game.id}) - first to {game.setup.target}"
+    title = Text(f"{game.name} (game {game.id}) - first to {game.setup.target}", "table.title")
     table = Table(title=title, title_justify="left")
     table.add_column("Player")
     table.add_column("Deck")
@@ -156,7 +159,7 @@ def sheet_table(game: Game) -> Table:
         elif name in status.leaders and rounds:
             name += " (leads)"
         points = [str(r.counts[seat.player].points) for r in rounds if r.counts is not None]
-        table.add_row(name, seat.deck.display, *points, str(status.totals[seat.player]))
+        table.add_row(Text(name), Text(seat.deck.display), *points, str(status.totals[seat.player]))
     return table
 
 
@@ -193,9 +196,9 @@ def round_table(
 
     totals = game.standing().totals
     if number is None:
-        title = f"Round from photos, not on the sheet of {game.name}"
+        title = Text(f"Round from photos, not on the sheet of {game.name}", "table.title")
     else:
-        title = f"Round {number} of {game.name}"
+        title = Text(f"Round {number} of {game.name}", "table.title")
     table = Table(title=title, title_justify="left")
     columns = ["Player", "Deck", "Dutch", "Blitz", "Points"] + (["Total"] if number else [])
     for col in columns:
@@ -203,6 +206,7 @@ def round_table(
     for seat in game.setup.seats:
         c = counts[seat.player]
         dutch, blitz = cell("Dutch", seat.player, c.dutch), cell("Blitz", seat.player, c.blitz)
-        row = [seat.player, seat.deck.display, dutch, blitz, f"{c.points:+d}"]
+        row: list[Text | str] = [Text(seat.player), Text(seat.deck.display)]
+        row += [dutch, blitz, f"{c.points:+d}"]
         table.add_row(*row, *([str(totals[seat.player])] if number else []))
     return table

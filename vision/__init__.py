@@ -12,3 +12,9 @@ One package per stage, each runnable on its own (``docs/architecture.md``):
   nothing at run time imports;
 - `vision.synth`: the synthetic table photos the models learn and are measured on.
 """
+
+import os
+
+# onnxruntime writes a telemetry store and a device id under ~/.cache on load unless this
+# is set before it is imported; Tallero writes nothing outside $TALLERO_HOME.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")

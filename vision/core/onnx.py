@@ -26,6 +26,10 @@ def cpu_session(
     """
     import onnxruntime as ort
 
+    # No telemetry events either (the store on disk is off: ORT_DISABLE_TELEMETRY, set by
+    # `vision` before onnxruntime is imported).
+    ort.disable_telemetry_events()
+
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads or min(os.cpu_count() or 1, 4)
     options.inter_op_num_threads = 1

@@ -103,6 +103,16 @@ class VisionSettings:
     max_image_side_px: int = 20_000
     max_image_megapixels: float = 200.0
     min_image_side_px: int = 16
+    # Long side over short side; a sliver beyond this holds no table (and would be tiled
+    # at great cost).
+    max_image_aspect: float = 10.0
+    # Memory bound. An image of more pixels than this is counted reduced: a JPEG is decoded
+    # at 1/2, 1/4 or 1/8 scale (libjpeg's own reduction, never the full size in memory),
+    # another format decoded whole and then reduced by an integer factor.
+    max_counted_megapixels: float = 16.0
+    # Memory (MiB) a whole decode may take (Pillow keeps 4 bytes a pixel for colour, 1 for
+    # grey); an image that cannot be decoded within it is refused before decoding.
+    max_decode_mib: int = 512
     # Long side a whole image is resized to for the detector (a model exported with dynamic
     # axes; a fixed-size model uses its own). Its last epochs were at 640.
     detector_input_px: int = 640
@@ -161,12 +171,16 @@ class VisionSettings:
             "min_image_side_px",
             "max_whole_input_px",
             "spread_min_cards",
+            "max_counted_megapixels",
+            "max_decode_mib",
         ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         for name in ("naming_views", "live_naming_views", "detector_views", "live_detector_views"):
             if not 1 <= getattr(self, name) <= 4:
                 raise ValueError(f"{name} must be within 1..4, got {getattr(self, name)}")
+        if self.max_image_aspect < 1.0:
+            raise ValueError(f"max_image_aspect must be 1 or more, got {self.max_image_aspect}")
         if self.max_upscale < 1.0:
             raise ValueError(f"max_upscale must be 1 or more, got {self.max_upscale}")
         if self.neighbour_weight < 0:
