@@ -102,19 +102,6 @@ def require_intact(checks: Sequence[EvidenceCheck], what: str) -> None:
         )
 
 
-def orphan_evidence(ledger: Ledger, home: Path) -> list[Path]:
-    """Files in the evidence folder that no round records (left by a command stopped
-    between copying a photo and writing its round, or half-copied ``.part`` files).
-
-    They are harmless; nothing deletes them on its own.
-    """
-    folder = home / EVIDENCE_DIR
-    if not folder.is_dir():
-        return []
-    recorded = {Path(p).name for p in ledger.evidence_paths()}
-    return sorted(p for p in folder.iterdir() if p.is_file() and p.name not in recorded)
-
-
 @dataclass(frozen=True)
 class Photo:
     """A photo a round was read off, and what the camera saw in it."""

@@ -395,10 +395,6 @@ class Ledger:
             )
         return revisions
 
-    def evidence_paths(self) -> set[str]:
-        """Every evidence file path any round records."""
-        return {str(r[0]) for r in self._db.execute("SELECT DISTINCT path FROM evidence")}
-
     def integrity(self) -> str:
         return str(self._db.execute("PRAGMA integrity_check").fetchone()[0])
 

@@ -110,17 +110,16 @@ def test_committing_the_photo_again_repairs_the_evidence(
     assert tallero("history", "1").code == 0
 
 
-def test_orphan_evidence_files_are_listed(home: Path, photo_round: list[Path]) -> None:
-    from scoring.evidence import keep_photo, orphan_evidence
-    from scoring.ledger import Ledger
+def test_orphan_evidence_files_are_listed_by_doctor(home: Path, photo_round: list[Path]) -> None:
+    from scoring.doctor import check_ledger
+    from scoring.evidence import keep_photo
 
-    with Ledger.open(home) as ledger:
-        assert orphan_evidence(ledger, home) == []
-        # A copy made by a command stopped before its round was written, and half a copy.
-        orphan, _ = keep_photo(ROOT / "tests" / "data" / "scene_4242_000032.jpg", home)
-        part = home / "evidence" / "abc.jpg.part"
-        part.write_bytes(b"half")
-        assert orphan_evidence(ledger, home) == sorted([orphan, part])
+    assert check_ledger(home).orphans == ()
+    # A copy made by a command stopped before its round was written, and half a copy.
+    orphan, _ = keep_photo(ROOT / "tests" / "data" / "scene_4242_000032.jpg", home)
+    part = home / "evidence" / "abc.jpg.part"
+    part.write_bytes(b"half")
+    assert check_ledger(home).orphans == tuple(sorted([str(orphan), str(part)]))
 
 
 def test_require_intact_names_every_bad_file() -> None:
