@@ -188,8 +188,8 @@ def test_model_changes_name_each_part() -> None:
 def test_the_sheet_page_links_each_round_to_its_audit(tmp_path: Path) -> None:
     home = tmp_path / "home"
     assert run(home, "game", "new", "Ann=pump", "Ben=carriage", "--name", "Fri <night>").code == 0
-    for _ in range(2):
-        assert run(home, "round", "--dutch", "Ann=10,Ben=12", "--blitz", "Ann=0,Ben=4").code == 0
+    for dutch in ("Ann=10,Ben=12", "Ann=11,Ben=9"):
+        assert run(home, "round", "--dutch", dutch, "--blitz", "Ann=0,Ben=4").code == 0
     (tmp_path / "round-2-audit.html").write_text("made before")
     r = run(home, "sheet", "--html", str(tmp_path / "sheet.html"))
     assert r.code == 0, r.err
