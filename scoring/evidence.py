@@ -40,7 +40,7 @@ def keep_photo(path: Path, home: Path) -> tuple[Path, str]:
 class Photo:
     """A photo a round was read off, and what the camera saw in it."""
 
-    role: str  # "dutch" or "blitz"
+    role: str  # "dutch", "blitz" or "piles"
     path: Path
     detections: Any  # JSON-serialisable: the count of the photo
     model_id: str
@@ -73,6 +73,8 @@ def commit_photo_round(
     confirm_round(counts, force)
     ledger.require_open(game_id)
     notes = [f"corrected by hand: {c}" for c in result.corrections]
+    if result.settled:
+        notes.append(result.settled)
     if accept:
         notes += [f"accepted: {p}" for p in result.problems]
     note = "; ".join(notes)
@@ -102,6 +104,7 @@ def photo_round_json(
         "photos": list(photos),
         "problems": list(result.problems),
         "corrections": list(result.corrections),
+        "settled": result.settled,
         "ranges": {
             label.lower(): {player: list(span) for player, span in spans.items()}
             for label, spans in result.ranges.items()
