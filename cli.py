@@ -15,7 +15,7 @@ from scoring.errors import TalleroError
 
 # isort: off
 # Each module adds its commands to the app; the help lists them in this order.
-from commands import sheet, photos, enroll, training, demo  # noqa: F401, E402
+from commands import sheet, photos, piles, enroll, training, demo  # noqa: F401, E402
 # isort: on
 
 

@@ -48,6 +48,14 @@ def score(
         str | None, typer.Option("--reason", help="Why counts were corrected or accepted.")
     ] = None,
     piles: PilesOpt = None,
+    piles_photo: Annotated[
+        Path | None,
+        typer.Option(
+            "--piles-photo",
+            help="Photo of the Dutch piles before the sort: their total settles the Dutch "
+            "counts where exactly one combination within the counts' ranges reaches it.",
+        ),
+    ] = None,
     annotate: Annotated[
         Path | None,
         typer.Option("--annotate", help="Folder for annotated photos (default: in TALLERO_HOME)."),
@@ -91,23 +99,50 @@ def score(
         )
         tallies = {p.role: tally_of(p.count) for p in photos}
         tops = pile_tops(piles)
+        if tops is not None and piles_photo is not None:
+            raise UsageError("give the Dutch piles either typed (--piles) or as a photo, not both")
+        read = None
+        piles_json: dict[str, object] = {}
+        if piles_photo is not None:
+            from commands.piles import read_piles_photo
+
+            read_at = (annotate or home / "annotated") / f"{piles_photo.stem}-piles-read.jpg"
+            read = read_piles_photo(counter, piles_photo, read_at)
+            piles_json = {"role": "piles", **read.to_json(), "annotated": str(read_at)}
         result = round_from_tallies(
-            g.setup, tallies["dutch"], tallies.get("blitz"), fixes_d, fixes_b, tops
+            g.setup,
+            tallies["dutch"],
+            tallies.get("blitz"),
+            fixes_d,
+            fixes_b,
+            tops,
+            read.total if read is not None else None,
+            read.uncertain if read is not None else (),
         )
         counts = build_round(g.setup.players, result.dutch, result.blitz)
         number = None
         if commit:
             kept = [Photo(p.role, p.path, p.to_json(), p.count.model["name"]) for p in photos]
+            if read is not None and piles_photo is not None:
+                kept.append(Photo("piles", piles_photo, piles_json, read.model["name"]))
             number = commit_photo_round(
                 ledger, home, g.id, counts, result, kept, accept, force, reason
             )
             g = ledger.game(g.id)
+    shown = [p.to_json() for p in photos] + ([piles_json] if read is not None else [])
     if as_json:
-        emit_json(photo_round_json(g, counts, result, [p.to_json() for p in photos], number))
+        emit_json(photo_round_json(g, counts, result, shown, number))
         return
     print_table(round_table(g, number, counts, result.ranges))
     for p in photos:
         typer.echo(f"{p.role} photo: {p.path} -> annotated: {p.annotated}")
+    if read is not None:
+        typer.echo(
+            f"piles photo: {piles_photo}: {len(read.piles)} piles, total {read.total} "
+            f"-> annotated: {piles_json['annotated']}"
+        )
+    if result.settled:
+        typer.echo(f"settled: {result.settled}")
     if blitz_photo is None:
         typer.echo("No Blitz photo: every Blitz pile counts 0 (correct with --fix-blitz).")
     for line in result.corrections:
@@ -202,11 +237,16 @@ def eval_(
         str,
         typer.Option("--split", help="Real photos only: all, val (never trained on) or train."),
     ] = "all",
+    piles: Annotated[
+        bool,
+        typer.Option("--piles", help="Score the Dutch piles read off each photo (piles sets)."),
+    ] = False,
 ) -> None:
     """Score the counter on a labelled set: per layout kind and visibility band, or, on real
     photos, how many of their cards it finds."""
     from vision.evaluate.metrics import evaluate_dir, format_table
     from vision.evaluate.photos import evaluate_photos, format_photo_table, is_voc_folder
+    from vision.evaluate.rounds import evaluate_rounds, format_rounds, is_round_folder
 
     real = directory.is_dir() and is_voc_folder(directory)
     if not real and not (directory / "truth").is_dir():
@@ -216,6 +256,23 @@ def eval_(
     def progress(done: int, total: int) -> None:
         if not as_json and (done % 25 == 0 or done == total):
             typer.echo(f"  {done}/{total} images", err=True)
+
+    if is_round_folder(directory):
+        rounds = evaluate_rounds(directory, counter, limit, progress)
+        if as_json:
+            emit_json({**rounds.to_json(), "model": counter.model_info})
+        else:
+            typer.echo(format_rounds(rounds))
+        return
+    if piles:
+        from vision.evaluate.piles import evaluate_piles, format_piles
+
+        read = evaluate_piles(directory, counter, limit, progress)
+        if as_json:
+            emit_json({**read.to_json(), "model": counter.model_info})
+        else:
+            typer.echo(format_piles(read))
+        return
 
     if real:
         found = evaluate_photos(directory, counter, split, limit, progress)

@@ -17,7 +17,12 @@ def dataset_synth(
     n: Annotated[int, typer.Option("--n", help="Number of scenes.")] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="Dataset seed; scene i depends on it.")] = 0,
     kind: Annotated[
-        str, typer.Option("--kind", help="sorted, blitz, piles, layout, hard or mixed.")
+        str,
+        typer.Option(
+            "--kind",
+            help="sorted, blitz, piles, layout, hard, mixed, or round (three photos of "
+            "one round: its piles, its sorted Dutch cards, its Blitz leftovers).",
+        ),
     ] = "mixed",
     min_visible: Annotated[
         float, typer.Option("--min-visible", help="Smallest visible fraction of a card (0.2-1).")
@@ -53,6 +58,16 @@ def dataset_synth(
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} exists and is not a folder")
     t0 = time.perf_counter()
+    if kind == "round":
+        from vision.synth.round_scenes import synthesize_rounds
+
+        try:
+            synthesize_rounds(out, n, seed, decks, imgsz, art, start, min_visible)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        dt = time.perf_counter() - t0
+        typer.echo(f"{n} rounds in {dt:.1f} s -> {out}")
+        return
     try:
         synthesize(
             out,

@@ -18,9 +18,11 @@ ALLOWED: dict[str, set[str]] = {
     "detect": {"core"},
     "name": {"core"},
     "count": {"core", "detect", "name"},
+    # The Dutch piles are read off a count of their photo.
+    "piles": {"core", "detect", "name", "count"},
     # Fitting a profile draws scenes with the user's cards and trains a classifier.
     "enroll": {"core", "detect", "name", "count", "synth", "train"},
-    "evaluate": {"core", "detect", "name", "count"},
+    "evaluate": {"core", "detect", "name", "count", "piles"},
     "train": {"core", "detect", "name", "count", "evaluate", "synth"},
     "synth": {"core"},
     "lab": {"core", "detect", "name", "count", "enroll", "evaluate", "synth", "train"},
