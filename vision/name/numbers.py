@@ -73,12 +73,19 @@ class Reading:
     confidence: Array
 
 
-def combine(band_probabilities: Array, classes: tuple[str, ...], min_confidence: float) -> Reading:
+def combine(
+    band_probabilities: Array,
+    classes: tuple[str, ...],
+    min_confidence: float,
+    agreement: bool = False,
+) -> Reading:
     """One number per card from its two bands' ``(2n, classes)`` probabilities.
 
     Each band votes for its likeliest number unless it is likelier hidden; a card takes the
     number of the band more sure of it, with that band's probability as its confidence, if
     the other band reads no other number and that probability reaches ``min_confidence``.
+    With ``agreement``, two bands reading the same number (two prints of it) are wrong only
+    if both are: the confidence is then ``1 - (1 - p1)(1 - p2)``.
     """
     p = np.asarray(band_probabilities, np.float64).reshape(-1, 2, len(classes))
     hidden = classes.index(HIDDEN) if HIDDEN in classes else -1
@@ -98,6 +105,8 @@ def combine(band_probabilities: Array, classes: tuple[str, ...], min_confidence:
         best_p, best_v = max(votes)
         if any(v != best_v and q >= 0.5 for q, v in votes):
             continue  # the two indices read differently: look at the card
+        if agreement and len(votes) == 2 and votes[0][1] == votes[1][1]:
+            best_p = 1.0 - (1.0 - votes[0][0]) * (1.0 - votes[1][0])
         if best_p >= min_confidence:
             values[i] = best_v
             confidence[i] = best_p
