@@ -135,3 +135,26 @@ def test_counts_that_match_without_doubt_are_left_alone(total):
         assert result.problems == ()
     else:
         assert result.problems[0].startswith("no Dutch counts within the counts' ranges")
+
+
+def test_the_settling_note_is_kept_with_the_committed_round(home):
+    from scoring.evidence import commit_photo_round
+    from scoring.ledger import Ledger
+    from scoring.rules import build_round
+
+    dutch = Tally({"pump": 12, "carriage": 9, "plow": 5}, ranges={"plow": (5, 7)})
+    blitz = Tally({"pump": 0, "carriage": 3, "plow": 2})
+    result = round_from_tallies(SETUP, dutch, blitz, pile_total=27)
+    assert result.problems == ()
+    counts = build_round(SETUP.players, result.dutch, result.blitz)
+    with Ledger.open(home) as ledger:
+        game = ledger.new_game(SETUP, "piles")
+        number = commit_photo_round(
+            ledger, home, game.id, counts, result, [], accept=False, force=False, reason=None
+        )
+        revision = ledger.history(game.id, number)[0]
+    assert revision.reason == (
+        "the Dutch piles' total 27 settled the Dutch counts: Cy 5 -> 6 "
+        "(counted before: Ann 12, Ben 9, Cy 5)"
+    )
+    assert revision.counts is not None and revision.counts["Cy"].dutch == 6
