@@ -16,7 +16,7 @@ from scoring.errors import TalleroError
 
 # isort: off
 # Each module adds its commands to the app; the help lists them in this order.
-from commands import sheet, care, photos, live, audit, serve, enroll, training, demo  # noqa: F401, E402
+from commands import sheet, care, photos, piles, live, audit, serve, enroll, training, demo  # noqa: F401, E402
 # isort: on
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -29,6 +30,7 @@ from scoring.errors import UsageError
 from scoring.parse import whole_number_option
 
 if TYPE_CHECKING:
+    from scoring.evidence import Photo
     from scoring.ledger import Game, Ledger, Prepare
     from scoring.rules import RoundCounts
     from scoring.tally import PhotoRound
@@ -57,6 +59,14 @@ def score(
         str | None, typer.Option("--reason", help="Why counts were corrected or accepted.")
     ] = None,
     piles: PilesOpt = None,
+    piles_photo: Annotated[
+        Path | None,
+        typer.Option(
+            "--piles-photo",
+            help="Photo of the Dutch piles before the sort: their total settles the Dutch "
+            "counts where exactly one combination within the counts' ranges reaches it.",
+        ),
+    ] = None,
     annotate: Annotated[
         Path | None,
         typer.Option("--annotate", help="Folder for annotated photos (default: in TALLERO_HOME)."),
@@ -89,18 +99,43 @@ def score(
         photos = count_round_photos(
             counter, g, dutch_photo, blitz_photo, annotate or home / "annotated"
         )
-        result, counts = read_round(g, photos, fixes_d, fixes_b, pile_tops(piles))
+        tops = pile_tops(piles)
+        if tops is not None and piles_photo is not None:
+            raise UsageError("give the Dutch piles either typed (--piles) or as a photo, not both")
+        read = None
+        piles_json: dict[str, object] = {}
+        if piles_photo is not None:
+            from commands.piles import read_piles_photo
+
+            read_at = (annotate or home / "annotated") / f"{piles_photo.stem}-piles-read.jpg"
+            read = read_piles_photo(counter, piles_photo, read_at)
+            piles_json = {"role": "piles", **read.to_json(), "annotated": str(read_at)}
+        result, counts = read_round(
+            g,
+            photos,
+            fixes_d,
+            fixes_b,
+            tops,
+            read.total if read is not None else None,
+            read.uncertain if read is not None else (),
+        )
+        shown = [p.to_json() for p in photos] + ([piles_json] if read is not None else [])
         out = Output()
 
         def render(after: Game, number: int | None) -> None:
             if as_json:
-                out.json(
-                    photo_round_json(after, counts, result, [p.to_json() for p in photos], number)
-                )
+                out.json(photo_round_json(after, counts, result, shown, number))
                 return
             out.table(round_table(after, number, counts, result.ranges))
             for p in photos:
                 out.line(f"{p.role} photo: {p.path} -> annotated: {p.annotated}")
+            if read is not None:
+                out.line(
+                    f"piles photo: {piles_photo}: {len(read.piles)} piles, total {read.total} "
+                    f"-> annotated: {piles_json['annotated']}"
+                )
+            if result.settled:
+                out.line(f"settled: {result.settled}")
             if blitz_photo is None:
                 out.line("No Blitz photo: every Blitz pile counts 0 (correct with --fix-blitz).")
             for line in result.corrections:
@@ -119,9 +154,15 @@ def score(
                 out.line("Not committed (add --commit to append it to the sheet).")
 
         if commit:
+            extra = []
+            if read is not None and piles_photo is not None:
+                from scoring.evidence import Photo
+
+                extra.append(Photo("piles", piles_photo, piles_json, read.model["name"]))
             commit_counted_round(
-                ledger, home, g.id, photos, result, counts, accept, force, reason, render, again
-            )
+                ledger, home, g.id, photos, result, counts, accept, force, reason, render, again,
+                extra,
+            )  # fmt: skip
         else:
             render(g, None)
     out.flush()
@@ -154,16 +195,26 @@ def read_round(
     fixes_dutch: dict[str, int],
     fixes_blitz: dict[str, int],
     tops: list[str] | None = None,
+    piles_total: int | None = None,
+    piles_unread: Sequence[int] = (),
 ) -> tuple[PhotoRound, RoundCounts]:
     """The round the counted photos show, with hand corrections (player -> count) applied:
-    per-player counts, problems, ranges, and the points of each player."""
+    per-player counts, problems, ranges, and the points of each player. ``tops`` are typed
+    pile tops; ``piles_total`` and ``piles_unread`` come from a photo of the Dutch piles."""
     from scoring.rules import build_round
     from scoring.tally import round_from_tallies
     from vision.count.tally import tally_of
 
     tallies = {p.role: tally_of(p.count) for p in photos}
     result = round_from_tallies(
-        game.setup, tallies["dutch"], tallies.get("blitz"), fixes_dutch, fixes_blitz, tops
+        game.setup,
+        tallies["dutch"],
+        tallies.get("blitz"),
+        fixes_dutch,
+        fixes_blitz,
+        tops,
+        piles_total,
+        tuple(piles_unread),
     )
     return result, build_round(game.setup.players, result.dutch, result.blitz)
 
@@ -180,15 +231,18 @@ def commit_counted_round(
     reason: str | None,
     prepare: Prepare | None = None,
     again: bool = False,
+    extra: Sequence[Photo] = (),
 ) -> int:
     """Append the round to the sheet with its photos kept as evidence; its number.
 
     ``prepare`` renders the command's output before the commit; ``again`` writes a round
-    equal to the last one minutes later (see `scoring.evidence.commit_photo_round`).
+    equal to the last one minutes later (see `scoring.evidence.commit_photo_round`);
+    ``extra`` are further photos kept with it (the Dutch piles).
     """
     from scoring.evidence import Photo, commit_photo_round
 
     kept = [Photo(p.role, p.path, p.to_json(), p.count.model["name"]) for p in photos]
+    kept += extra
     return commit_photo_round(
         ledger, home, game_id, counts, result, kept, accept, force, reason, prepare, again
     )
@@ -276,11 +330,16 @@ def eval_(
         str,
         typer.Option("--split", help="Real photos only: all, val (never trained on) or train."),
     ] = "all",
+    piles: Annotated[
+        bool,
+        typer.Option("--piles", help="Score the Dutch piles read off each photo (piles sets)."),
+    ] = False,
 ) -> None:
     """Score the counter on a labelled set: per layout kind and visibility band, or, on real
     photos, how many of their cards it finds."""
     from vision.evaluate.metrics import evaluate_dir, format_table
     from vision.evaluate.photos import evaluate_photos, format_photo_table, is_voc_folder
+    from vision.evaluate.rounds import evaluate_rounds, format_rounds, is_round_folder
     from vision.evaluate.video import clip_files, evaluate_clips, format_video_table
 
     if directory.is_dir() and clip_files(directory):
@@ -305,6 +364,23 @@ def eval_(
     def progress(done: int, total: int) -> None:
         if not as_json and (done % 25 == 0 or done == total):
             typer.echo(f"  {done}/{total} images", err=True)
+
+    if is_round_folder(directory):
+        rounds = evaluate_rounds(directory, counter, limit, progress)
+        if as_json:
+            emit_json({**rounds.to_json(), "model": counter.model_info})
+        else:
+            typer.echo(format_rounds(rounds))
+        return
+    if piles:
+        from vision.evaluate.piles import evaluate_piles, format_piles
+
+        read = evaluate_piles(directory, counter, limit, progress)
+        if as_json:
+            emit_json({**read.to_json(), "model": counter.model_info})
+        else:
+            typer.echo(format_piles(read))
+        return
 
     if real:
         found = evaluate_photos(directory, counter, split, limit, progress)

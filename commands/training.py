@@ -20,8 +20,9 @@ def dataset_synth(
         str,
         typer.Option(
             "--kind",
-            help="sorted, blitz, piles, layout, hard or mixed; video: webcam clips (--seconds, "
-            "--fps) with the truth of every frame.",
+            help="sorted, blitz, piles, layout, hard, mixed, round (three photos of one "
+            "round: its piles, its sorted Dutch cards, its Blitz leftovers) or video "
+            "(webcam clips, --seconds and --fps, with the truth of every frame).",
         ),
     ] = "mixed",
     min_visible: Annotated[
@@ -79,6 +80,16 @@ def dataset_synth(
             raise UsageError(str(exc)) from None
         dt = time.perf_counter() - t0
         typer.echo(f"{n} clips in {dt:.1f} s -> {out}")
+        return
+    if kind == "round":
+        from vision.synth.round_scenes import synthesize_rounds
+
+        try:
+            synthesize_rounds(out, n, seed, decks, imgsz, art, start, min_visible)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        dt = time.perf_counter() - t0
+        typer.echo(f"{n} rounds in {dt:.1f} s -> {out}")
         return
     try:
         synthesize(

@@ -106,7 +106,7 @@ def require_intact(checks: Sequence[EvidenceCheck], what: str) -> None:
 class Photo:
     """A photo a round was read off, and what the camera saw in it."""
 
-    role: str  # "dutch" or "blitz"
+    role: str  # "dutch", "blitz" or "piles"
     path: Path
     detections: Any  # JSON-serialisable: the count of the photo
     model_id: str
@@ -145,6 +145,8 @@ def commit_photo_round(
     if not again:  # before a photo is copied: a refused retry leaves no orphan evidence
         ledger.check_repeat(game_id, counts, REPEAT_WINDOW_S)
     notes = [f"corrected by hand: {c}" for c in result.corrections]
+    if result.settled:
+        notes.append(result.settled)
     if accept:
         notes += [f"accepted: {p}" for p in result.problems]
     note = "; ".join(notes)
@@ -182,6 +184,7 @@ def photo_round_json(
         "photos": list(photos),
         "problems": list(result.problems),
         "corrections": list(result.corrections),
+        "settled": result.settled,
         "ranges": {
             label.lower(): {player: list(span) for player, span in spans.items()}
             for label, spans in result.ranges.items()

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from scoring.crosscheck import check_dutch_piles
 from scoring.game import GameSetup
 from scoring.rules import BLITZ_PILE_SIZE, DECK_SIZE
+from scoring.settle import settle_dutch
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,9 @@ class PhotoRound:
     # "Dutch" / "Blitz" -> player -> (low, high): the players whose count could be off (as
     # the camera saw it; a count corrected by hand has none).
     ranges: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    # What the Dutch piles' total (a piles photo) said of the Dutch counts, when it settled
+    # them or could not (`scoring.settle`); kept with the round's evidence.
+    settled: str | None = None
 
 
 def round_from_tallies(
@@ -47,6 +51,8 @@ def round_from_tallies(
     fix_dutch: Mapping[str, int] | None = None,
     fix_blitz: Mapping[str, int] | None = None,
     piles: Sequence[int | str] | None = None,
+    pile_total: int | None = None,
+    unread_piles: Sequence[int] = (),
 ) -> PhotoRound:
     """Map each deck's count to the player who owns it, and list what looks wrong.
 
@@ -54,8 +60,18 @@ def round_from_tallies(
     ``fix_dutch`` / ``fix_blitz`` (player -> count) replace what the camera counted.
     ``piles``: the Dutch piles' top cards (``"down"`` for a finished pile), checked against
     the Dutch counts as they stand after the corrections (`pile_problems`).
+    ``pile_total``: the Dutch cards on the piles, read off a photo of them. The counts within
+    the players' ranges that add up to it are sought (`scoring.settle`): exactly one
+    combination settles the Dutch counts: the doubts of the Dutch photo it answers give way
+    to one problem asking to confirm that the photo shows every pile; several, or none, are
+    a problem that names the players to look at.
+    ``unread_piles``: ids of the piles in that photo whose top was not read; with any, the
+    total is not known and nothing is settled.
     """
     problems: list[str] = []
+    # doubts of the Dutch photo that a settled total answers: uncertain, unknown and
+    # possible cards, and the players whose count has a range (kept in their place)
+    doubts: set[int] = set()
     game_decks = {seat.deck.id for seat in setup.seats}
     per_player: dict[str, dict[str, int]] = {}
     ranges: dict[str, dict[str, tuple[int, int]]] = {"Dutch": {}, "Blitz": {}}
@@ -75,26 +91,30 @@ def round_from_tallies(
                 problems.append(
                     f"{n} {seat.deck.display} cards {where}: more than {limit} is impossible"
                 )
+
+        def asked(line: str, label: str = label) -> None:
+            if label == "Dutch":
+                doubts.add(len(problems))
+            problems.append(line)
+
         if tally.unknown:
-            problems.append(f"{tally.unknown} back(s) {where} match no deck of this game")
+            asked(f"{tally.unknown} back(s) {where} match no deck of this game")
         if tally.uncertain:
             ids = ", ".join(f"#{i}" for i in tally.uncertain)
-            problems.append(f"uncertain card(s) {where}: {ids}")
+            asked(f"uncertain card(s) {where}: {ids}")
         if tally.spread:
             problems.append(
                 f"{tally.spread} heap(s) {where} too tight to count: spread these cards out "
                 "and take the photo again (marked on it)"
             )
         if tally.possible:
-            problems.append(
-                f"{tally.possible} possible card(s) not counted {where} (marked +? on it)"
-            )
+            asked(f"{tally.possible} possible card(s) not counted {where} (marked +? on it)")
         for seat in setup.seats:
             low, high = tally.ranges.get(seat.deck.id, (0, 0))
             if low != high:
                 ranges[label][seat.player] = (low, high)
                 n = per_player[label][seat.player]
-                problems.append(
+                asked(
                     f"{seat.player}: {n} {label} card(s) counted, could be {low} to {high} {where}"
                 )
     corrections = []
@@ -104,10 +124,37 @@ def round_from_tallies(
             per_player[label][player] = n
             ranges[label].pop(player, None)
             corrections.append(f"{player} {label} {old} -> {n}")
+    settled = None
+    if unread_piles:
+        ids = ", ".join(f"#{i}" for i in unread_piles)
+        problems.append(
+            f"the top of Dutch pile(s) {ids} in the piles photo was not read: look at them "
+            "(or give every top with --piles)"
+        )
+    elif pile_total is not None:
+        settlement = settle_dutch(pile_total, per_player["Dutch"], ranges["Dutch"])
+        if settlement.settled is not None:
+            per_player["Dutch"] = settlement.settled
+            if settlement.changed or ranges["Dutch"] or doubts:
+                settled = settlement.note()
+                # The Dutch photo's doubts give way to the one answer, but a pile the photo
+                # missed would make the total, and so the answer, wrong: a person confirms.
+                problems = [p for k, p in enumerate(problems) if k not in doubts]
+                problems.append(
+                    f"{settled}: check that the piles photo shows every Dutch pile, then --accept"
+                )
+            ranges["Dutch"] = {}
+        else:
+            problems.append(settlement.note())
     if piles is not None:
         problems += pile_problems(per_player["Dutch"], ranges["Dutch"], piles)
     return PhotoRound(
-        per_player["Dutch"], per_player["Blitz"], tuple(problems), tuple(corrections), ranges
+        per_player["Dutch"],
+        per_player["Blitz"],
+        tuple(problems),
+        tuple(corrections),
+        ranges,
+        settled,
     )
 
 

@@ -155,7 +155,12 @@ def test_counting_with_and_without_the_check_names_its_models() -> None:
     on = Counter(threads=1)
     off = Counter(settings=VisionSettings(card_check=False), threads=1)
     assert "tallero-check.json" in [p["name"] for p in on.model_info["parts"]]
-    assert len(off.model_info["parts"]) == 2
+    # detector, classifier and the face number reader
+    assert [p["name"] for p in off.model_info["parts"]] == [
+        "tallero-cards.onnx",
+        "tallero-decks.onnx",
+        "tallero-numbers.onnx",
+    ]
     assert on.model_info["sha256"] != off.model_info["sha256"]
     # Both count the committed scene right: every card found, every deck's count exact.
     truth = json.loads((DATA / "scene_4242_000002.json").read_text())

@@ -92,8 +92,15 @@ def test_a_missing_or_foreign_model_is_refused(tmp_path: Path) -> None:
 def test_counting_names_the_look_and_it_can_be_turned_off() -> None:
     on = Counter(threads=1)
     off = Counter(settings=VisionSettings(card_look=False), threads=1)
-    assert [p["name"] for p in on.model_info["parts"]][-1] == "tallero-look.onnx"
-    assert [p["name"] for p in off.model_info["parts"]][-1] == "tallero-check.json"
+    # the face number reader comes last, after the check and the look
+    assert [p["name"] for p in on.model_info["parts"]][-2:] == [
+        "tallero-look.onnx",
+        "tallero-numbers.onnx",
+    ]
+    assert [p["name"] for p in off.model_info["parts"]][-2:] == [
+        "tallero-check.json",
+        "tallero-numbers.onnx",
+    ]
     truth = json.loads((DATA / "scene_4242_000002.json").read_text())
     image = cv2.imread(str(DATA / "scene_4242_000002.jpg"))
     looked = on.count(image, decks=tuple(truth["decks"]))

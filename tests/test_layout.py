@@ -18,9 +18,11 @@ ALLOWED: dict[str, set[str]] = {
     "detect": {"core"},
     "name": {"core"},
     "count": {"core", "detect", "name"},
+    # The Dutch piles are read off a count of their photo.
+    "piles": {"core", "detect", "name", "count"},
     # Fitting a profile draws scenes with the user's cards and trains a classifier.
     "enroll": {"core", "detect", "name", "count", "synth", "train"},
-    "evaluate": {"core", "detect", "name", "count", "live"},
+    "evaluate": {"core", "detect", "name", "count", "live", "piles"},
     # The live view: counted frames, tracked cards, steady counts.
     "live": {"core", "detect", "name", "count"},
     "train": {"core", "detect", "name", "count", "evaluate", "live", "synth"},

@@ -11,6 +11,7 @@ DEFAULT_DETECTOR = MODELS_DIR / "tallero-cards.onnx"
 DEFAULT_CLASSIFIER = MODELS_DIR / "tallero-decks.onnx"
 DEFAULT_CHECK = MODELS_DIR / "tallero-check.json"
 DEFAULT_LOOK = MODELS_DIR / "tallero-look.onnx"
+DEFAULT_NUMBERS = MODELS_DIR / "tallero-numbers.onnx"
 # The shipped classifier's torch weights: enrollment starts a user's classifier from them.
 DEFAULT_CLASSIFIER_WEIGHTS = MODELS_DIR / "tallero-decks.pt"
 

@@ -96,6 +96,9 @@ class VisionSettings:
     naming_views: int = 4
     # Live frames favour speed: one look (the next frame is another look anyway).
     live_naming_views: int = 1
+    # A face's number (vision/name/numbers.py) is given when the reader finds it at least
+    # this likely; otherwise it is left unread and the card is listed to look at.
+    number_min_confidence: float = 0.9
     # Canonical size a card is rectified to before its back or face is read.
     crop_width_px: int = 32
     crop_height_px: int = 48

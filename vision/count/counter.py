@@ -21,6 +21,7 @@ from vision.core.models import (
     DEFAULT_CLASSIFIER,
     DEFAULT_DETECTOR,
     DEFAULT_LOOK,
+    DEFAULT_NUMBERS,
     ModelPart,
 )
 from vision.core.settings import VisionSettings
@@ -33,6 +34,7 @@ from vision.detect.locate import Locator
 from vision.detect.look import CardLook
 from vision.name.classifier import DeckClassifier
 from vision.name.namer import Named, Namer
+from vision.name.numbers import NumberReader, Reading
 
 
 class Counter:
@@ -55,6 +57,8 @@ class Counter:
         sure_confidence: the detector confidence at which a box alone counts as a card when
             judging how big the cards are (where to look); defaults to the settings'
             ``min_detection_confidence``.
+        numbers_path: the face number reader (`vision.name.numbers`); defaults to the
+            shipped one. Without that file faces keep no number.
     """
 
     def __init__(
@@ -68,6 +72,7 @@ class Counter:
         check_path: Path | None = None,
         look_path: Path | None = None,
         sure_confidence: float | None = None,
+        numbers_path: Path | None = None,
     ) -> None:
         self.settings = s = settings or VisionSettings()
         self.live = live
@@ -99,6 +104,10 @@ class Counter:
             enrolled_min_deck_probability=s.enrolled_min_deck_probability,
         )
         self.namer = Namer(self.classifier, s, self.naming_views)
+        numbers = Path(numbers_path) if numbers_path else DEFAULT_NUMBERS
+        self.reader: NumberReader | None = None
+        if numbers_path is not None or numbers.is_file():
+            self.reader = NumberReader(numbers, threads, s.number_min_confidence)
         if decks is not None:
             unknown = [d for d in decks if d not in self.classifier.decks]
             if unknown:
@@ -111,12 +120,15 @@ class Counter:
 
     @property
     def parts(self) -> list[ModelPart]:
-        """The model files in use: detector, classifier, then card check and look if loaded."""
+        """The model files in use: detector, classifier, then card check and look, then the
+        number reader, each if loaded."""
         parts: list[ModelPart] = [self.detector, self.classifier]
         if self.checker is not None:
             parts.append(self.checker.check)
             if self.checker.look is not None:
                 parts.append(self.checker.look)
+        if self.reader is not None:
+            parts.append(self.reader)
         return parts
 
     @property
@@ -151,9 +163,18 @@ class Counter:
         checked = self.sift(image_bgr, candidates, first)
         named = numbered(self.namer.name(image_bgr, checked.kept, checked.kept_look, profile))
         possible = self.namer.possible_decks(checked.possible, checked.possible_look, profile)
+        reading = self.read_numbers(image_bgr, named.cards)
         t3 = time.perf_counter()
         timings = {"decode": t1 - t0, "detect": t2 - t1, "classify": t3 - t2}
-        return self.result(name, image_bgr, profile, named, checked, possible, timings)
+        return self.result(name, image_bgr, profile, named, checked, possible, timings, reading)
+
+    def read_numbers(self, image_bgr: Array, cards: Cards) -> Reading | None:
+        """Each face's number into ``cards.value`` (-1: not read); None without a reader."""
+        if self.reader is None:
+            return None
+        reading = self.reader.read(image_bgr, cards)
+        cards.value[:] = reading.values
+        return reading
 
     def decode(self, image: str | Path | Array, name: str | None) -> tuple[Array, str]:
         """The image as BGR pixels (a path is read as phones write photos) and its name."""
@@ -177,6 +198,7 @@ class Counter:
         checked: Checked,
         possible_decks: tuple[tuple[str, ...], ...],
         timings: dict[str, float],
+        reading: Reading | None = None,
     ) -> Count:
         """The `Count` of the named cards, with the bars of this counter's classifier."""
         s = self.settings
@@ -199,6 +221,7 @@ class Counter:
             possible_could_be=possible_decks,
             spread_min_cards=s.spread_min_cards,
             spread_min_uncertain_share=s.spread_min_uncertain_share,
+            value_confidence=reading.confidence if reading is not None else None,
         )
 
 

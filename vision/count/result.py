@@ -36,6 +36,9 @@ class Count:
     # tight to count (`spread`).
     spread_min_cards: int = 6
     spread_min_uncertain_share: float = 0.5
+    # Per card, how likely its face's number is (`vision.name.numbers`; 0 where none was
+    # read); None when no number reader ran.
+    value_confidence: np.ndarray | None = None
 
     @property
     def ids(self) -> list[int]:
@@ -75,6 +78,15 @@ class Count:
             if low or unnamed or odd:
                 out.append(i + 1)
         return out
+
+    @property
+    def unread(self) -> list[int]:
+        """Ids of face-up cards whose number was not read (all faces without a reader)."""
+        return [
+            i + 1
+            for i in range(len(self.cards))
+            if self.cards.side[i] != BACK and int(self.cards.value[i]) < 0
+        ]
 
     @property
     def ranges(self) -> dict[str, tuple[int, int]]:
@@ -166,6 +178,7 @@ class Count:
             "unknown": self.unknown,
             "cards": cards,
             "uncertain": self.uncertain,
+            "unread": self.unread,
             "ranges": {d: [lo, hi] for d, (lo, hi) in self.ranges.items()},
             "possible": self.possible_json(),
             "spread": self.spread_json(),

@@ -170,16 +170,27 @@ def _deck_groups(
     return groups
 
 
-def plan_sorted(profile: tuple[str, ...], rng: np.random.Generator, target: float) -> Plan:
-    """After the sort: each player's Dutch cards back up in rows, fans, grids or heaps."""
-    outcome = simulate_round(_players(profile, rng), rng)
+def plan_sorted(
+    profile: tuple[str, ...],
+    rng: np.random.Generator,
+    target: float,
+    outcome: RoundOutcome | None = None,
+) -> Plan:
+    """After the sort: each player's Dutch cards back up in rows, fans, grids or heaps (of
+    ``outcome``, else of a round simulated here)."""
+    outcome = outcome or simulate_round(_players(profile, rng), rng)
     groups = _deck_groups(outcome.dutch, target, rng) + _extras(rng, target)
     return _loose_plan("sorted", profile, groups, outcome, (40.0, 220.0), rng)
 
 
-def plan_blitz(profile: tuple[str, ...], rng: np.random.Generator, target: float) -> Plan:
+def plan_blitz(
+    profile: tuple[str, ...],
+    rng: np.random.Generator,
+    target: float,
+    outcome: RoundOutcome | None = None,
+) -> Plan:
     """The Blitz leftovers, back up (0 to 10 per deck, the caller of Blitz has none)."""
-    outcome = simulate_round(_players(profile, rng), rng)
+    outcome = outcome or simulate_round(_players(profile, rng), rng)
     groups = _deck_groups(outcome.blitz, target, rng) + _extras(rng, target)
     return _loose_plan("blitz", profile, groups, outcome, (50.0, 320.0), rng)
 
@@ -206,9 +217,14 @@ def plan_layout(profile: tuple[str, ...], rng: np.random.Generator, target: floa
     return Plan("layout", profile, cards, [], None, (60.0, 400.0), (-15.0, 15.0))
 
 
-def plan_piles(profile: tuple[str, ...], rng: np.random.Generator, target: float) -> Plan:
+def plan_piles(
+    profile: tuple[str, ...],
+    rng: np.random.Generator,
+    target: float,
+    outcome: RoundOutcome | None = None,
+) -> Plan:
     """The Dutch piles in the middle of the table, face up, finished ones often face down."""
-    outcome = simulate_round(_players(profile, rng), rng)
+    outcome = outcome or simulate_round(_players(profile, rng), rng)
     piles = list(outcome.piles)
     order = rng.permutation(len(piles))
     n = len(piles)
@@ -266,6 +282,18 @@ PLANNERS = {
     "piles": plan_piles,
     "scatter": plan_scatter,
 }
+
+
+def round_plans(n_decks: int, rng: np.random.Generator, target: float) -> tuple[Plan, Plan, Plan]:
+    """One simulated round as it is photographed: the Dutch piles before the sort, the
+    sorted Dutch cards and the Blitz leftovers, all three of the same round."""
+    profile = profile_decks(n_decks)
+    outcome = simulate_round(_players(profile, rng), rng)
+    return (
+        plan_piles(profile, rng, target, outcome),
+        plan_sorted(profile, rng, target, outcome),
+        plan_blitz(profile, rng, target, outcome),
+    )
 
 
 def make_plan(kind: str, n_decks: int, rng: np.random.Generator, target: float) -> Plan:

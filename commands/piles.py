@@ -1,0 +1,69 @@
+"""Reading the Dutch piles off a photo of the middle of the table: ``tallero piles``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from commands.app import JsonOpt, ProfileOpt, app, emit_json, make_counter
+
+if TYPE_CHECKING:
+    from vision.count.counter import Counter
+    from vision.piles.read import Piles
+
+
+def read_piles_photo(counter: Counter, photo: Path, annotate: Path | None) -> Piles:
+    """The piles of ``photo``, drawn into ``annotate`` (a file) when given. Raises
+    ImageError for an unusable image and for a photo with no pile in it."""
+    import cv2
+
+    from scoring.errors import ImageError
+    from vision.core.imageio import load_image
+    from vision.piles.annotate import annotate_piles
+    from vision.piles.read import read_piles
+
+    image = load_image(photo, counter.settings)
+    piles = read_piles(counter.count(image, name=str(photo)))
+    if annotate is not None:
+        annotate.parent.mkdir(parents=True, exist_ok=True)
+        if not cv2.imwrite(str(annotate), annotate_piles(image, piles)):
+            raise ImageError(f"cannot write {annotate}")
+    return piles
+
+
+def pile_lines(piles: Piles) -> list[str]:
+    """The piles as the table prints them, and the total."""
+    lines = []
+    for i, p in enumerate(piles.piles, 1):
+        if p.down:
+            what = "face down (10)"
+        elif p.top is None:
+            what = f"{p.color or '?'} ? (top not read: look at it)"
+        else:
+            what = f"{p.color} {p.top}" + (" (look at it)" if p.uncertain else "")
+        lines.append(f"pile #{i}: {what}")
+    total = f"total: {piles.total} Dutch cards on {len(piles.piles)} piles"
+    if not piles.complete:
+        total += " (not complete: look at " + ", ".join(f"#{i}" for i in piles.uncertain) + ")"
+    return [*lines, total]
+
+
+@app.command("piles")
+def piles(
+    photo: Annotated[Path, typer.Argument(help="Photo of the Dutch piles, before the sort.")],
+    as_json: JsonOpt = False,
+    annotate: Annotated[
+        Path | None, typer.Option("--annotate", help="Write the annotated photo here.")
+    ] = None,
+    profile: ProfileOpt = None,
+) -> None:
+    """Read each Dutch pile's top card (or 'down' for a finished pile) and the total."""
+    counter = make_counter(None, None, profile)
+    result = read_piles_photo(counter, photo, annotate)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    for line in pile_lines(result):
+        typer.echo(line)

@@ -1,0 +1,128 @@
+"""Settling the Dutch counts with the piles' exact total.
+
+Before the sort, a photo of the Dutch piles gives the exact number of Dutch cards in the
+round (a pile whose top is k holds k cards, a finished pile turned face down 10). Where the
+camera is unsure of a player's count it gives a range (`PhotoRound.ranges`). Of all the
+counts within those ranges, the ones that add up to the piles' total are the only ones
+possible: when exactly one combination fits, that is the round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+# At most this many fitting combinations are listed (how many there are is always said).
+MAX_LISTED = 6
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """What the piles' total says of the Dutch counts.
+
+    Attributes:
+        total: the Dutch cards on the piles.
+        before: player -> Dutch cards as counted.
+        fits: the combinations within the ranges that add up to ``total`` (player -> cards),
+            at most ``MAX_LISTED + 1`` of them.
+        more: whether there are more fits than ``fits`` holds.
+    """
+
+    total: int
+    before: dict[str, int]
+    fits: tuple[dict[str, int], ...]
+    more: bool = False
+
+    @property
+    def settled(self) -> dict[str, int] | None:
+        """The one combination that fits, or None (none, or several)."""
+        return dict(self.fits[0]) if len(self.fits) == 1 and not self.more else None
+
+    @property
+    def changed(self) -> dict[str, tuple[int, int]]:
+        """Settled only: player -> (counted, settled) for each count the total changed."""
+        s = self.settled or {}
+        return {p: (self.before[p], n) for p, n in s.items() if n != self.before[p]}
+
+    @property
+    def players_to_look(self) -> tuple[str, ...]:
+        """Players whose count differs between the fitting combinations."""
+        if len(self.fits) < 2:
+            return ()
+        return tuple(p for p in self.before if len({f[p] for f in self.fits}) > 1)
+
+    def note(self) -> str:
+        """One line for the evidence and the report."""
+        before = ", ".join(f"{p} {n}" for p, n in self.before.items())
+        if self.settled is not None:
+            if not self.changed:
+                return (
+                    f"the Dutch piles' total {self.total} settled the Dutch counts as counted "
+                    f"(the only counts within the ranges that reach it; counted: {before})"
+                )
+            moved = ", ".join(f"{p} {a} -> {b}" for p, (a, b) in self.changed.items())
+            return (
+                f"the Dutch piles' total {self.total} settled the Dutch counts: {moved} "
+                f"(counted before: {before})"
+            )
+        if not self.fits:
+            return (
+                f"no Dutch counts within the counts' ranges add up to the piles' total "
+                f"{self.total} (counted: {before}): a card may be missed, counted twice or "
+                "lie in the wrong photo"
+            )
+        listed = "; ".join(
+            ", ".join(f"{p} {n}" for p, n in f.items() if p in self.players_to_look)
+            for f in self.fits[:MAX_LISTED]
+        )
+        n = f"more than {MAX_LISTED}" if len(self.fits) > MAX_LISTED else str(len(self.fits))
+        return (
+            f"{n} ways to reach the Dutch piles' total {self.total}: {listed}; look at "
+            f"{', '.join(self.players_to_look)} and correct with --fix-dutch"
+        )
+
+
+def settle_dutch(
+    total: int, dutch: Mapping[str, int], ranges: Mapping[str, tuple[int, int]]
+) -> Settlement:
+    """Every combination of Dutch counts within the players' ranges that adds up to
+    ``total`` (the players without a range keep their count), up to ``MAX_LISTED + 1``.
+
+    ``dutch``: player -> cards counted; ``ranges``: player -> (low, high), for the players
+    whose count could be off (a range always includes the count).
+    """
+    players = list(dutch)
+    spans = []
+    for p in players:
+        lo, hi = ranges.get(p, (dutch[p], dutch[p]))
+        spans.append((min(lo, dutch[p]), max(hi, dutch[p])))
+    # the least and most the players after position k can add
+    low_after = [0] * (len(spans) + 1)
+    high_after = [0] * (len(spans) + 1)
+    for k in range(len(spans) - 1, -1, -1):
+        low_after[k] = low_after[k + 1] + spans[k][0]
+        high_after[k] = high_after[k + 1] + spans[k][1]
+    fits: list[dict[str, int]] = []
+    chosen: list[int] = []
+
+    def walk(k: int, left: int) -> bool:
+        """Fill ``fits``; False once more than ``MAX_LISTED`` were found."""
+        if not low_after[k] <= left <= high_after[k]:
+            return True
+        if k == len(spans):
+            fits.append(dict(zip(players, chosen, strict=True)))
+            return len(fits) <= MAX_LISTED
+        # the count as seen first, then outwards from it: the likeliest fits are listed first
+        lo, hi = spans[k]
+        own = dutch[players[k]]
+        order = sorted(range(lo, hi + 1), key=lambda n: (abs(n - own), n))
+        for n in order:
+            chosen.append(n)
+            go_on = walk(k + 1, left - n)
+            chosen.pop()
+            if not go_on:
+                return False
+        return True
+
+    complete = walk(0, total)
+    return Settlement(total, dict(dutch), tuple(fits), more=not complete)

@@ -1,0 +1,33 @@
+"""`dataset synth --kind round` draws whole rounds; `eval` scores them with and without piles."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_a_synthetic_round_is_consistent_and_eval_scores_it(tallero, tmp_path):
+    out = tmp_path / "rounds"
+    r = tallero("dataset", "synth", str(out), "--n", "1", "--seed", "77", "--kind", "round",
+                "--decks", "4", "--imgsz", "480")  # fmt: skip
+    assert r.code == 0, r.err
+    rec = json.loads((out / "truth" / "000000.json").read_text())
+    rnd = rec["round"]
+    assert sum(p["top"] for p in rnd["piles"]) == sum(rnd["dutch"].values())
+    for role in ("piles", "dutch", "blitz"):
+        assert (out / rec["photos"][role]["image"]).is_file()
+        assert rec["photos"][role]["out_of_view"] == {}
+    # the sorted photo and the Blitz photo show the round's own cards
+    assert rec["photos"]["dutch"]["round"] == rnd == rec["photos"]["blitz"]["round"]
+    assert sum(p["top"] for p in rec["photos"]["piles"]["dutch_piles"]) == sum(
+        rnd["dutch"].values()
+    )
+    r = tallero("eval", str(out), "--json")
+    assert r.code == 0, r.err
+    ev = r.json()
+    for variant in ("without_piles", "with_piles"):
+        v = ev[variant]
+        assert v["rounds"] == 1
+        assert v["round_exact"] in (0.0, 1.0) and v["round_flagged"] in (0.0, 1.0)
+        # a wrong round is either flagged or silently wrong, never both
+        assert v["round_silent_wrong"] == (1.0 - v["round_exact"]) * (1.0 - v["round_flagged"])
+    assert ev["piles"]["photos"] == 1 and ev["piles"]["piles"] == len(rnd["piles"])

@@ -1,0 +1,173 @@
+"""The Dutch piles' total settles the Dutch counts: one fit settles, several ask, none says so."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring.errors import NeedsForce
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring.decks import deck_by_name
+from scoring.game import GameSetup, Seat
+from scoring.settle import MAX_LISTED, settle_dutch
+from scoring.tally import Tally, round_from_tallies
+
+SETUP = GameSetup(
+    (
+        Seat("Ann", deck_by_name("pump")),
+        Seat("Ben", deck_by_name("carriage")),
+        Seat("Cy", deck_by_name("plow")),
+    )
+)
+
+
+def test_one_combination_within_the_ranges_settles_the_counts():
+    s = settle_dutch(27, {"Ann": 12, "Ben": 9, "Cy": 5}, {"Cy": (5, 7)})
+    assert s.settled == {"Ann": 12, "Ben": 9, "Cy": 6}
+    assert s.changed == {"Cy": (5, 6)}
+    assert s.note() == (
+        "the Dutch piles' total 27 settled the Dutch counts: Cy 5 -> 6 "
+        "(counted before: Ann 12, Ben 9, Cy 5)"
+    )
+
+
+def test_two_combinations_ask_and_name_the_players():
+    s = settle_dutch(27, {"Ann": 12, "Ben": 9, "Cy": 5}, {"Ben": (9, 10), "Cy": (5, 6)})
+    assert s.settled is None
+    assert s.fits == ({"Ann": 12, "Ben": 9, "Cy": 6}, {"Ann": 12, "Ben": 10, "Cy": 5})
+    assert s.players_to_look == ("Ben", "Cy")
+    assert s.note() == (
+        "2 ways to reach the Dutch piles' total 27: Ben 9, Cy 6; Ben 10, Cy 5; "
+        "look at Ben, Cy and correct with --fix-dutch"
+    )
+
+
+def test_no_combination_says_so():
+    s = settle_dutch(40, {"Ann": 12, "Ben": 9, "Cy": 5}, {"Cy": (5, 7)})
+    assert s.fits == ()
+    assert s.settled is None
+    assert s.note().startswith("no Dutch counts within the counts' ranges add up to the piles'")
+
+
+def test_many_fits_are_listed_up_to_a_bound():
+    s = settle_dutch(
+        30, {"Ann": 10, "Ben": 10, "Cy": 10}, {p: (5, 15) for p in "Ann Ben Cy".split()}
+    )
+    assert len(s.fits) == MAX_LISTED + 1 and s.more
+    assert s.fits[0] == {"Ann": 10, "Ben": 10, "Cy": 10}  # the counts as seen come first
+    assert s.note().startswith(f"more than {MAX_LISTED} ways to reach")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    counts=st.lists(st.integers(0, 12), min_size=2, max_size=5),
+    widen=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)), min_size=5, max_size=5),
+    total=st.integers(0, 60),
+)
+def test_every_fit_lies_in_the_ranges_and_reaches_the_total(counts, widen, total):
+    dutch = {f"P{i}": n for i, n in enumerate(counts)}
+    ranges = {
+        p: (max(0, n - widen[i][0]), n + widen[i][1]) for i, (p, n) in enumerate(dutch.items())
+    }
+    s = settle_dutch(total, dutch, ranges)
+    for fit in s.fits:
+        assert sum(fit.values()) == total
+        assert all(ranges[p][0] <= n <= ranges[p][1] for p, n in fit.items())
+    # brute force agrees on how many fit (when few)
+    import itertools
+
+    spans = [range(ranges[p][0], ranges[p][1] + 1) for p in dutch]
+    n_fits = sum(1 for combo in itertools.product(*spans) if sum(combo) == total)
+    assert len(s.fits) == min(n_fits, MAX_LISTED + 1)
+    assert (s.settled is not None) == (n_fits == 1)
+
+
+def test_a_round_the_total_settles():
+    dutch = Tally({"pump": 12, "carriage": 9, "plow": 5}, uncertain=(4,), ranges={"plow": (5, 7)})
+    before = round_from_tallies(SETUP, dutch, Tally({"pump": 0, "carriage": 3, "plow": 2}))
+    assert before.problems == (
+        "uncertain card(s) in the Dutch photo: #4",
+        "Cy: 5 Dutch card(s) counted, could be 5 to 7 in the Dutch photo",
+    )
+    settled = round_from_tallies(
+        SETUP, dutch, Tally({"pump": 0, "carriage": 3, "plow": 2}), pile_total=27
+    )
+    assert settled.dutch == {"Ann": 12, "Ben": 9, "Cy": 6}
+    # One question instead of the photo's doubts: does the piles photo show every pile?
+    assert settled.problems == (
+        "the Dutch piles' total 27 settled the Dutch counts: Cy 5 -> 6 (counted before: Ann 12, "
+        "Ben 9, Cy 5): check that the piles photo shows every Dutch pile, then --accept",
+    )
+    assert settled.ranges["Dutch"] == {}
+    assert settled.settled is not None and "Cy 5 -> 6" in settled.settled
+
+
+def test_a_round_two_combinations_fit_asks():
+    dutch = Tally(
+        {"pump": 12, "carriage": 9, "plow": 5}, ranges={"carriage": (9, 10), "plow": (5, 6)}
+    )
+    result = round_from_tallies(SETUP, dutch, None, pile_total=27)
+    assert result.dutch == {"Ann": 12, "Ben": 9, "Cy": 5}
+    assert result.settled is None
+    assert result.problems[-1].startswith("2 ways to reach the Dutch piles' total 27")
+    assert "look at Ben, Cy" in result.problems[-1]
+
+
+def test_a_spread_heap_is_still_asked_when_the_total_settles():
+    dutch = Tally({"pump": 12, "carriage": 9, "plow": 5}, ranges={"plow": (5, 7)}, spread=1)
+    result = round_from_tallies(SETUP, dutch, None, pile_total=27)
+    assert result.dutch["Cy"] == 6
+    assert len(result.problems) == 2 and "too tight to count" in result.problems[0]
+    assert result.problems[1].endswith("shows every Dutch pile, then --accept")
+
+
+def test_unread_piles_settle_nothing():
+    dutch = Tally({"pump": 12, "carriage": 9, "plow": 5}, ranges={"plow": (5, 7)})
+    result = round_from_tallies(SETUP, dutch, None, pile_total=27, unread_piles=(3,))
+    assert result.dutch["Cy"] == 5 and result.settled is None
+    assert result.problems[-1] == (
+        "the top of Dutch pile(s) #3 in the piles photo was not read: look at them "
+        "(or give every top with --piles)"
+    )
+
+
+@pytest.mark.parametrize("total", [26, 27])
+def test_counts_that_match_without_doubt_are_left_alone(total):
+    dutch = Tally({"pump": 12, "carriage": 9, "plow": 5})
+    result = round_from_tallies(SETUP, dutch, None, pile_total=total)
+    assert result.dutch == {"Ann": 12, "Ben": 9, "Cy": 5}
+    assert result.settled is None
+    if total == 26:
+        assert result.problems == ()
+    else:
+        assert result.problems[0].startswith("no Dutch counts within the counts' ranges")
+
+
+def test_the_settling_note_is_kept_with_the_committed_round(home):
+    from scoring.evidence import commit_photo_round
+    from scoring.ledger import Ledger
+    from scoring.rules import build_round
+
+    dutch = Tally({"pump": 12, "carriage": 9, "plow": 5}, ranges={"plow": (5, 7)})
+    blitz = Tally({"pump": 0, "carriage": 3, "plow": 2})
+    result = round_from_tallies(SETUP, dutch, blitz, pile_total=27)
+    assert len(result.problems) == 1 and result.problems[0].endswith("then --accept")
+    counts = build_round(SETUP.players, result.dutch, result.blitz)
+    with Ledger.open(home) as ledger:
+        game = ledger.new_game(SETUP, "piles")
+        with pytest.raises(NeedsForce, match="every Dutch pile"):
+            commit_photo_round(
+                ledger, home, game.id, counts, result, [], accept=False, force=False, reason=None
+            )
+        number = commit_photo_round(
+            ledger, home, game.id, counts, result, [], accept=True, force=False, reason=None
+        )
+        revision = ledger.history(game.id, number)[0]
+    settled = (
+        "the Dutch piles' total 27 settled the Dutch counts: Cy 5 -> 6 "
+        "(counted before: Ann 12, Ben 9, Cy 5)"
+    )
+    assert revision.reason is not None and revision.reason.startswith(settled)
+    assert "accepted: " + settled + ": check that the piles photo" in revision.reason
+    assert revision.counts is not None and revision.counts["Cy"].dutch == 6

@@ -1,0 +1,180 @@
+"""Reading the number (1..10) of each face-up card from its two corner indices.
+
+A face prints its number twice: at the top left, and turned half a turn at the bottom
+right. A card's rectified crop is upright or upside down (its corners go clockwise from a
+short edge), so both indices appear the same way in the crop's top band and in the top band
+of the crop turned half a turn. A small network (ONNX, ``tallero-numbers``) reads the
+index corner of each band (its grey and its least channel, where a light number stands out
+of any card colour) as one of 1..10 or
+``hidden`` (the index is covered, e.g. by a neighbouring card); the card's number is what
+the bands it could read agree on. A number
+that is not at least ``min_confidence`` likely, or that two bands disagree on, is not
+given (-1): it is never guessed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from scoring.errors import ModelError
+from scoring.home import file_sha256
+from vision.core.cards import FACE, Cards
+from vision.core.onnx import cpu_session
+from vision.core.rectify import CardRectifier
+from vision.core.types import Array
+
+HIDDEN = "hidden"
+# The card crop the bands are cut from, pixels, and the share of its height a band covers.
+CARD_CROP_W_PX = 48
+CARD_CROP_H_PX = 72
+BAND_H_PX = 28
+# The index's corner of a band, pixels (rows, columns from its top left): the number and a
+# margin for corners found a little off, without the pips or the figure.
+INDEX_H_PX = 24
+INDEX_W_PX = 32
+FEATURES = "index-24x32:gray+least,standardised"
+
+
+def band_input(bands_bgr: Array) -> Array:
+    """``(m, 2, INDEX_H_PX, INDEX_W_PX)`` float32 network input of ``(m, BAND_H_PX, 48, 3)``
+    bands: the index corner's grey and its least channel (where a light number stands out
+    of any card colour), each standardised to mean 0 and deviation 1 per band."""
+    bands = np.asarray(bands_bgr, np.uint8).reshape(-1, BAND_H_PX, CARD_CROP_W_PX, 3)
+    corner = bands[:, :INDEX_H_PX, :INDEX_W_PX].astype(np.float32)
+    gray = corner @ np.array([0.114, 0.587, 0.299], np.float32)
+    least = corner.min(axis=3)
+    x = np.stack([gray, least], axis=1)
+    mean = x.mean(axis=(2, 3), keepdims=True)
+    std = x.std(axis=(2, 3), keepdims=True) + 4.0
+    out: Array = ((x - mean) / std).astype(np.float32)
+    return out
+
+
+def index_bands(crops_bgr: Array) -> Array:
+    """``(2n, BAND_H_PX, w, 3)``: for each ``(n, CARD_CROP_H_PX, w, 3)`` crop, its top band
+    and the top band of the crop turned half a turn (rows ``2i`` and ``2i + 1``)."""
+    crops = np.asarray(crops_bgr, np.uint8)
+    turned = crops[:, ::-1, ::-1]
+    bands = np.stack([crops[:, :BAND_H_PX], turned[:, :BAND_H_PX]], axis=1)
+    out: Array = np.ascontiguousarray(bands.reshape(-1, BAND_H_PX, crops.shape[2], 3))
+    return out
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Numbers read off face cards: ``values (n,)`` int16 (1..10, -1 where not read) and
+    ``confidence (n,)`` float32, how likely the read number is (0 where none was read)."""
+
+    values: Array
+    confidence: Array
+
+
+def combine(
+    band_probabilities: Array,
+    classes: tuple[str, ...],
+    min_confidence: float,
+    agreement: bool = False,
+) -> Reading:
+    """One number per card from its two bands' ``(2n, classes)`` probabilities.
+
+    Each band votes for its likeliest number unless it is likelier hidden; a card takes the
+    number of the band more sure of it, with that band's probability as its confidence, if
+    the other band reads no other number and that probability reaches ``min_confidence``.
+    With ``agreement``, two bands reading the same number (two prints of it) are wrong only
+    if both are: the confidence is then ``1 - (1 - p1)(1 - p2)``.
+    """
+    p = np.asarray(band_probabilities, np.float64).reshape(-1, 2, len(classes))
+    hidden = classes.index(HIDDEN) if HIDDEN in classes else -1
+    digits = [k for k, c in enumerate(classes) if c != HIDDEN]
+    n = len(p)
+    values = np.full(n, -1, np.int16)
+    confidence = np.zeros(n, np.float32)
+    for i in range(n):
+        votes: list[tuple[float, int]] = []
+        for band in p[i]:
+            k = digits[int(band[digits].argmax())]
+            if hidden >= 0 and band[hidden] >= band[k]:
+                continue
+            votes.append((float(band[k]), int(classes[k])))
+        if not votes:
+            continue
+        best_p, best_v = max(votes)
+        if any(v != best_v and q >= 0.5 for q, v in votes):
+            continue  # the two indices read differently: look at the card
+        if agreement and len(votes) == 2 and votes[0][1] == votes[1][1]:
+            best_p = 1.0 - (1.0 - votes[0][0]) * (1.0 - votes[1][0])
+        if best_p >= min_confidence:
+            values[i] = best_v
+            confidence[i] = best_p
+    return Reading(values, confidence)
+
+
+class NumberReader:
+    """The exported number reader (ONNX), reading the face cards of an image.
+
+    Args:
+        path: the reader's ``.onnx`` (metadata ``classes``: ``"1"`` .. ``"10"`` and
+            ``hidden``; ``crop_width_px``/``crop_height_px``: the band's size).
+        threads: CPU threads for inference.
+        min_confidence: the probability, 0..1, a number needs to be given.
+    """
+
+    def __init__(self, path: Path, threads: int | None = None, min_confidence: float = 0.9):
+        self.path = Path(path)
+        if not 0.0 <= min_confidence <= 1.0:
+            raise ValueError("min_confidence must be within [0, 1]")
+        if not self.path.is_file():
+            raise ModelError(f"{self.path}: no such number reader")
+        try:
+            self.session = cpu_session(self.path, threads, spinning=False)
+            meta = self.session.get_modelmeta().custom_metadata_map
+            self.classes: tuple[str, ...] = tuple(json.loads(meta["classes"]))
+            width = int(meta["crop_width_px"])
+            height = int(meta["crop_height_px"])
+            features = meta["features"]
+        except (KeyError, ValueError) as exc:
+            raise ModelError(f"{self.path}: not a usable number reader ({exc})") from None
+        except Exception as exc:  # onnxruntime raises untyped errors
+            raise ModelError(f"{self.path}: not a usable number reader ({exc})") from None
+        if (width, height, features) != (CARD_CROP_W_PX, BAND_H_PX, FEATURES):
+            raise ModelError(
+                f"{self.path}: reads {width}x{height} px bands as {features}, not "
+                f"{CARD_CROP_W_PX}x{BAND_H_PX} as {FEATURES}"
+            )
+        self.min_confidence = min_confidence
+        self.sha256 = file_sha256(self.path)
+        self.name = self.path.stem
+
+    def band_probabilities(self, bands_bgr: Array) -> Array:
+        """``(m, classes)`` softmax probabilities of ``(m, BAND_H_PX, 48, 3)`` bands."""
+        if not len(bands_bgr):
+            return np.zeros((0, len(self.classes)), np.float32)
+        logits = self.session.run(["logits"], {"bands": band_input(bands_bgr)})[0]
+        logits = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        out: Array = e / e.sum(axis=1, keepdims=True)
+        return out
+
+    def read_crops(self, crops_bgr: Array) -> Reading:
+        """The numbers of ``(n, CARD_CROP_H_PX, CARD_CROP_W_PX, 3)`` face crops."""
+        p = self.band_probabilities(index_bands(crops_bgr))
+        return combine(p, self.classes, self.min_confidence)
+
+    def read(self, image_bgr: Array, cards: Cards) -> Reading:
+        """The numbers of the face-up ``cards`` of ``image_bgr``; backs get -1 and 0."""
+        n = len(cards)
+        values = np.full(n, -1, np.int16)
+        confidence = np.zeros(n, np.float32)
+        faces = np.flatnonzero(cards.side == FACE)
+        if len(faces):
+            crops = CardRectifier(image_bgr, CARD_CROP_W_PX, CARD_CROP_H_PX).crops(
+                cards.corners[faces]
+            )
+            got = self.read_crops(crops)
+            values[faces] = got.values
+            confidence[faces] = got.confidence
+        return Reading(values, confidence)

@@ -1,0 +1,172 @@
+"""From a `Count` of a photo of the Dutch piles to the piles, their tops and their total.
+
+Before the sort every Dutch pile is face up, one colour, 1 up to its top card, so a pile
+whose top is k holds k cards; a finished pile turned face down holds 10. The counter finds
+the top card of each pile, and sometimes a card below it peeking far enough out. So:
+
+- face-up cards of one colour lying nearly on top of each other are one pile, whose top
+  is the highest of them (a Dutch pile only grows upwards);
+- backs lying nearly on top of each other are one face-down finished pile (10);
+- a pile is uncertain when its top's number was not read, when one of its cards is
+  unread or uncertain (`Count.unread`, `Count.uncertain`), or when its confidence is under
+  the bar: its top is then not guessed and the total is not complete.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from scoring.crosscheck import FINISHED_PILE_SIZE
+from scoring.errors import ImageError
+from vision.core.cards import BACK
+from vision.count.result import Count
+
+# Cards whose centres lie closer than this share of a card's long side are one pile.
+SAME_PILE_SHARE = 0.3
+
+
+@dataclass(frozen=True)
+class Pile:
+    """One Dutch pile: its top card's corners (image pixels), its colour (None face down),
+    its top (1..10, 10 face down; None where not read), its confidence (0..1) and the ids
+    of the count's cards it is made of."""
+
+    corners: np.ndarray
+    color: str | None
+    top: int | None
+    down: bool
+    confidence: float
+    cards: tuple[int, ...]
+    uncertain: bool
+
+    @property
+    def size(self) -> int:
+        """Cards in the pile: its top (0 where the top was not read)."""
+        return self.top or 0
+
+
+@dataclass(frozen=True)
+class Piles:
+    """The Dutch piles of one photo, in reading order (ids 1-based)."""
+
+    image: str
+    size: tuple[int, int]
+    piles: tuple[Pile, ...]
+    model: dict[str, Any]
+
+    @property
+    def total(self) -> int:
+        """Dutch cards on the piles whose top was read."""
+        return sum(p.size for p in self.piles)
+
+    @property
+    def uncertain(self) -> list[int]:
+        """Ids of the piles to look at (their top was not read for sure)."""
+        return [i + 1 for i, p in enumerate(self.piles) if p.uncertain]
+
+    @property
+    def complete(self) -> bool:
+        """Whether every pile's top was read, so `total` is the round's Dutch cards."""
+        return not self.uncertain
+
+    def tops(self) -> list[int | str]:
+        """The tops as ``score --piles`` takes them (``"down"`` for a face-down pile)."""
+        return ["down" if p.down else int(p.size) for p in self.piles]
+
+    def to_json(self) -> dict[str, Any]:
+        """The stable JSON contract of ``tallero piles --json`` (see README)."""
+        return {
+            "image": self.image,
+            "size": [int(self.size[0]), int(self.size[1])],
+            "piles": [
+                {
+                    "id": i + 1,
+                    "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in p.corners],
+                    "top": p.top,
+                    "color": p.color,
+                    "down": p.down,
+                    "confidence": round(p.confidence, 4),
+                    "cards": list(p.cards),
+                }
+                for i, p in enumerate(self.piles)
+            ],
+            "total": self.total,
+            "complete": self.complete,
+            "uncertain": self.uncertain,
+            "model": self.model,
+        }
+
+
+def _groups(centers: np.ndarray, keys: list[object], reach_px: np.ndarray) -> list[list[int]]:
+    """Cards with the same key whose centres lie within reach of each other, joined."""
+    n = len(centers)
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(n):
+        for j in range(i + 1, n):
+            if keys[i] != keys[j]:
+                continue
+            if np.linalg.norm(centers[i] - centers[j]) < min(reach_px[i], reach_px[j]):
+                parent[root(i)] = root(j)
+    out: dict[int, list[int]] = {}
+    for i in range(n):
+        out.setdefault(root(i), []).append(i)
+    return sorted(out.values(), key=lambda g: g[0])
+
+
+def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
+    """The Dutch piles of ``count`` (a photo of the middle of the table before the sort).
+
+    ``min_confidence``: a pile less sure than this (the weaker of finding its top card and
+    reading its number) is uncertain. Raises ImageError when the photo holds no card.
+    """
+    cards = count.cards
+    if not len(cards):
+        raise ImageError(f"{count.image}: no Dutch piles found (no card in the photo)")
+    unsure = set(count.uncertain) | set(count.unread)
+    conf = cards.overall_confidence
+    value_conf = count.value_confidence
+    keys: list[object] = [
+        "back" if cards.side[i] == BACK else f"face:{cards.color[i]}" for i in range(len(cards))
+    ]
+    reach = cards.long_side_px * SAME_PILE_SHARE
+    piles: list[Pile] = []
+    for group in _groups(cards.centers, keys, reach):
+        ids = tuple(i + 1 for i in group)
+        doubtful = any(i in unsure for i in ids)
+        if cards.side[group[0]] == BACK:
+            top_i = max(group, key=lambda i: float(conf[i]))
+            c = float(conf[top_i])
+            piles.append(
+                Pile(
+                    cards.corners[top_i], None, FINISHED_PILE_SIZE, True, c, ids, c < min_confidence
+                )
+            )
+            continue
+        top_i = max(group, key=lambda i: (int(cards.value[i]), float(conf[i])))
+        value = int(cards.value[top_i])
+        c = float(conf[top_i])
+        if value_conf is not None and value >= 0:
+            c = min(c, float(value_conf[top_i]))
+        read = value >= 1 and not doubtful and c >= min_confidence
+        piles.append(
+            Pile(
+                cards.corners[top_i],
+                str(cards.color[top_i]) if cards.color[top_i] is not None else None,
+                value if value >= 1 and not doubtful else None,
+                False,
+                c if value >= 1 else 0.0,
+                ids,
+                not read,
+            )
+        )
+    return Piles(count.image, count.size, tuple(piles), count.model)

@@ -1,0 +1,148 @@
+"""Face cards as the number reader sees them: rectified crops of one face each.
+
+Two sources, both labelled with the face's value (1..10):
+
+- :func:`drawn_crops`: a face drawn by an art style (the stand-in art or a training art
+  family), photographed in miniature: the card small in the photo (its long side 36 to
+  220 px), the detector's corners a little off, blur, light, noise, JPEG, sometimes
+  turned half a turn and sometimes partly covered by a neighbouring card.
+- :func:`scene_crops`: the face-up cards of rendered table scenes (``tallero dataset
+  synth``), cut out at their true corners, shifted a little as a detector would find them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.core.rectify import CardRectifier
+from vision.synth.art import load_style
+from vision.synth.art_family import TRAIN_FAMILIES
+from vision.synth.art_family_style import FamilyStyle
+from vision.synth.decks import CARD_H_PX, CARD_W_PX, FACE_COLORS
+
+VALUES = tuple(range(1, 11))
+# The share of an index's corner that a neighbouring card must cover for it to be hidden.
+INDEX_COVERED = 0.3
+
+
+def _style(rng: np.random.Generator, family_share: float) -> object:
+    if rng.random() < family_share:
+        return FamilyStyle(int(rng.integers(TRAIN_FAMILIES.start, TRAIN_FAMILIES.stop)))
+    return load_style("standin")
+
+
+def _photograph(
+    face: np.ndarray, rng: np.random.Generator, width_px: int, height_px: int
+) -> tuple[np.ndarray, bool, bool]:
+    """One crop of ``face`` (a full card picture) as a table photo would give it, and
+    whether the index in the crop's top band, and in its bottom band, is covered."""
+    # how big the card lies in the photo: its long side in pixels; all else at that size
+    long_px = float(np.exp(rng.uniform(np.log(36), np.log(220))))
+    scale = long_px / face.shape[0]
+    face = cv2.resize(
+        face,
+        (max(4, round(face.shape[1] * scale)), max(4, round(face.shape[0] * scale))),
+        interpolation=cv2.INTER_AREA,
+    )
+    h, w = face.shape[:2]
+    pad = max(2, int(0.25 * h))
+    ground = np.empty((h + 2 * pad, w + 2 * pad, 3), np.float32)
+    ground[:] = rng.uniform(40, 230, 3)
+    ground += rng.normal(0, 6, ground.shape[:2])[..., None]
+    small = np.clip(ground, 0, 255).astype(np.uint8)
+    small[pad : pad + h, pad : pad + w] = face
+    if rng.random() < 0.3:  # a neighbouring card lies over one side of this one
+        cover = rng.uniform(60, 240, 3)
+        side = int(rng.integers(4))
+        depth = rng.uniform(0.1, 0.5)
+        tilt = rng.uniform(-0.3, 0.3)
+        ys, xs = np.mgrid[0 : small.shape[0], 0 : small.shape[1]].astype(np.float32)
+        u = [xs / small.shape[1], ys / small.shape[0]][side % 2]
+        v = [ys / small.shape[0], xs / small.shape[1]][side % 2]
+        edge = (0.2 + depth * 0.6) + tilt * (v - 0.5)
+        mask = u < edge if side < 2 else u > 1 - edge
+        small[mask] = cover.astype(np.uint8)
+        hidden = [
+            float(mask[pad : pad + int(0.22 * h), pad : pad + w // 2].mean()) >= INDEX_COVERED,
+            float(mask[pad + h - int(0.22 * h) : pad + h, pad + w // 2 : pad + w].mean())
+            >= INDEX_COVERED,
+        ]
+    else:
+        hidden = [False, False]
+    # the detector's corners: the card's, each off by ~2.5% of the card's width
+    quad = np.array([[pad, pad], [pad + w, pad], [pad + w, pad + h], [pad, pad + h]], np.float32)
+    quad += rng.normal(0, 0.025 * w, (4, 2)).astype(np.float32)
+    if rng.random() < 0.5:
+        quad = np.roll(quad, 2, axis=0)  # the card found the other way up
+        hidden = hidden[::-1]
+    f = small.astype(np.float32)
+    if rng.random() < 0.6:
+        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 1.3))
+    gain = rng.uniform(0.55, 1.3) * rng.uniform(0.85, 1.15, 3)
+    f = f * gain + rng.uniform(-20, 20)
+    ramp = np.linspace(rng.uniform(0.8, 1.0), rng.uniform(1.0, 1.2), f.shape[1], dtype=np.float32)
+    f = f * ramp[None, :, None]
+    f += rng.normal(0, rng.uniform(1, 7), f.shape).astype(np.float32)
+    img = np.clip(f, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(55, 96))])
+    if ok:
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return CardRectifier(img, width_px, height_px).crop(quad), hidden[0], hidden[1]
+
+
+def drawn_crops(
+    n: int,
+    seed: int,
+    width_px: int,
+    height_px: int,
+    family_share: float = 0.5,
+    looks_per_face: int = 4,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` photographed faces: crops ``(n, height_px, width_px, 3)`` uint8 BGR, their
+    values ``(n,)`` and ``(n, 2)`` whether the index in the crop's top band, and in its
+    bottom band, is covered.
+
+    Each drawn face gives ``looks_per_face`` photographs; ``family_share`` of the faces
+    come from a random training art family, the rest from the stand-in art.
+    """
+    rng = np.random.default_rng([seed, 0xFACE])
+    crops = np.empty((n, height_px, width_px, 3), np.uint8)
+    values = np.empty(n, np.int64)
+    covered = np.zeros((n, 2), bool)
+    k = 0
+    while k < n:
+        style = _style(rng, family_share)
+        value = int(rng.integers(1, 11))
+        color = str(rng.choice(FACE_COLORS))
+        face = style.draw_face(color, value, rng, CARD_W_PX, CARD_H_PX)  # type: ignore[attr-defined]
+        for _ in range(min(looks_per_face, n - k)):
+            crops[k], covered[k, 0], covered[k, 1] = _photograph(face, rng, width_px, height_px)
+            values[k] = value
+            k += 1
+    return crops, values, covered
+
+
+def scene_crops(
+    folder: Path, width_px: int, height_px: int, seed: int = 0, min_visible: float = 0.95
+) -> Iterator[tuple[np.ndarray, int]]:
+    """The face-up cards of a ``dataset synth`` folder that show at least ``min_visible``
+    of themselves, cut out at their true corners jittered by ~2% of the card width."""
+    rng = np.random.default_rng([seed, 0x5CE])
+    for truth_path in sorted((folder / "truth").glob("*.json")):
+        rec = json.loads(truth_path.read_text())
+        img = cv2.imread(str(folder / "images" / rec["image"]))
+        if img is None:
+            continue
+        rect = CardRectifier(img, width_px, height_px)
+        for c in rec["cards"]:
+            if c["side"] != "face" or c["value"] is None or c["visible_fraction"] < min_visible:
+                continue
+            quad = np.asarray(c["corners"], np.float32)
+            width = float(np.linalg.norm(quad[1] - quad[0]))
+            quad = quad + rng.normal(0, 0.02 * width, (4, 2)).astype(np.float32)
+            yield rect.crop(quad), int(c["value"])

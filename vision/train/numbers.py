@@ -1,0 +1,253 @@
+"""Training the face number reader: which of 1..10 a face-up card's corner index shows.
+
+    python -m vision.train.numbers --out models/tallero-numbers.onnx --scenes DIR ...
+
+A small CNN (`build_reader`) on the index corners (`vision.name.numbers.band_input`) of
+the index bands of rectified face crops (`vision.name.numbers.index_bands`): faces drawn
+by the stand-in art and by training art families, photographed in miniature, some partly
+covered (`vision.synth.face_crops.drawn_crops`), plus the face cards of rendered table scenes given
+with ``--scenes`` (``tallero dataset synth ... --kind piles``). Classes: ``1`` .. ``10`` and
+``hidden``. Runs on the CPU in minutes; prints one JSON line with its figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from vision.name.numbers import (
+    BAND_H_PX,
+    CARD_CROP_H_PX,
+    CARD_CROP_W_PX,
+    FEATURES,
+    HIDDEN,
+    INDEX_H_PX,
+    INDEX_W_PX,
+    band_input,
+    combine,
+    index_bands,
+)
+from vision.synth.face_crops import VALUES, drawn_crops, scene_crops
+from vision.train.deck_net import stamp_metadata
+
+TASK = "tallero-number-reader"
+CLASSES = (*(str(v) for v in VALUES), HIDDEN)
+
+
+def drawn_bands(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``2n`` index bands of ``n`` photographed faces and their class indices (a covered
+    index is ``hidden``)."""
+    crops, values, covered = drawn_crops(n, seed, CARD_CROP_W_PX, CARD_CROP_H_PX)
+    labels = np.where(covered, len(VALUES), (values - 1)[:, None])
+    return index_bands(crops), labels.reshape(-1)
+
+
+def scene_bands(folders: list[Path], seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Index bands of the whole face cards of ``folders``, their labels, and the crops."""
+    crops: list[np.ndarray] = []
+    values: list[int] = []
+    for k, folder in enumerate(folders):
+        for crop, value in scene_crops(folder, CARD_CROP_W_PX, CARD_CROP_H_PX, seed + k):
+            crops.append(crop)
+            values.append(value)
+    if not crops:
+        empty = np.zeros((0, BAND_H_PX, CARD_CROP_W_PX, 3), np.uint8)
+        return (
+            empty,
+            np.zeros(0, np.int64),
+            np.zeros((0, CARD_CROP_H_PX, CARD_CROP_W_PX, 3), np.uint8),
+        )
+    x = np.asarray(crops, np.uint8)
+    y = np.repeat(np.asarray(values, np.int64) - 1, 2)
+    return index_bands(x), y, x
+
+
+def build_reader(hidden: int = 64):  # noqa: ANN201 - torch stays a lazy import
+    """A small CNN on ``(n, 2, 24, 32)`` index corners: three 3x3 conv blocks (8, 16, 32
+    channels, each halving the size), then ``hidden`` units and one logit per class."""
+    from torch import nn
+
+    def block(cin: int, cout: int) -> list:
+        return [nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)]
+
+    return nn.Sequential(
+        *block(2, 8),
+        *block(8, 16),
+        *block(16, 32),
+        nn.Flatten(),
+        nn.Linear(32 * 3 * 4, hidden),
+        nn.ReLU(),
+        nn.Dropout(0.2),
+        nn.Linear(hidden, len(CLASSES)),
+    )
+
+
+def fit_reader(
+    x: np.ndarray,
+    y: np.ndarray,
+    epochs: int,
+    seed: int,
+    hidden: int = 64,
+    threads: int = 2,
+    log: Callable[[str], None] = print,
+    lr: float = 3e-3,
+):  # noqa: ANN201 - torch stays a lazy import
+    """The reader (`build_reader`) fitted to index corners ``x`` and classes ``y (n,)``;
+    each batch shifted by up to 2 px, as corners are found."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    net = build_reader(hidden)
+    xt = torch.from_numpy(x)
+    yt = torch.from_numpy(y)
+    rng = np.random.default_rng(seed)
+    steps = epochs * int(np.ceil(len(y) / 128))
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
+    for epoch in range(epochs):
+        net.train()
+        t0 = time.time()
+        order = torch.from_numpy(rng.permutation(len(y)))
+        total = 0.0
+        for s in range(0, len(y), 128):
+            idx = order[s : s + 128]
+            dy, dx = (int(v) for v in rng.integers(-2, 3, 2))
+            xb = torch.roll(xt[idx], shifts=(dy, dx), dims=(2, 3))
+            loss = loss_fn(net(xb), yt[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        log(f"number reader epoch {epoch + 1}/{epochs}: loss {total / len(y):.4f} "
+            f"({time.time() - t0:.0f} s)")  # fmt: skip
+    net.eval()
+    return net
+
+
+def probabilities(net, x: np.ndarray) -> np.ndarray:  # noqa: ANN001
+    """``(n, classes)`` softmax of the network on band features."""
+    import torch
+
+    with torch.no_grad():
+        p = torch.softmax(net(torch.from_numpy(x)), dim=1)
+    return p.numpy()
+
+
+def export(net, path: Path, extra: dict[str, str]) -> Path:  # noqa: ANN001
+    """The reader as ONNX (input ``bands``, output ``logits``) with its metadata."""
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        net,
+        torch.zeros(1, 2, INDEX_H_PX, INDEX_W_PX),
+        str(path),
+        input_names=["bands"],
+        output_names=["logits"],
+        dynamic_axes={"bands": {0: "n"}, "logits": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    meta = {
+        "classes": json.dumps(list(CLASSES)),
+        "crop_width_px": str(CARD_CROP_W_PX),
+        "crop_height_px": str(BAND_H_PX),
+        "features": FEATURES,
+        "task": TASK,
+    }
+    return stamp_metadata(path, {**meta, **extra})
+
+
+def train(
+    out: Path,
+    scenes: list[Path],
+    val_scenes: list[Path],
+    drawn: int = 6000,
+    epochs: int = 10,
+    seed: int = 33,
+    threads: int = 2,
+    cache: Path | None = None,
+    hidden: int = 64,
+    lr: float = 3e-3,
+) -> dict[str, object]:
+    """Fit the reader, export it to ``out`` (ONNX) and return its figures. ``cache``: a
+    folder where the drawn and scene bands are kept (``.npz``) and found again."""
+
+    def bands(name: str, make: Callable[[], tuple[np.ndarray, np.ndarray]]) -> tuple:
+        if cache is not None and (cache / f"{name}.npz").is_file():
+            z = np.load(cache / f"{name}.npz")
+            return z["x"], z["y"]
+        x, y = make()
+        if cache is not None:
+            cache.mkdir(parents=True, exist_ok=True)
+            np.savez(cache / f"{name}.npz", x=x, y=y)
+        return x, y
+
+    t0 = time.time()
+    x_drawn, y_drawn = bands("drawn", lambda: drawn_bands(drawn, seed))
+    x_scene, y_scene = bands("scene", lambda: scene_bands(scenes, seed)[:2])
+    xv, yv = bands("val", lambda: scene_bands(val_scenes, seed + 100)[:2])
+    x = band_input(np.concatenate([x_drawn, x_scene]))
+    y = np.concatenate([y_drawn, y_scene]).astype(np.int64)
+    fv = band_input(xv)
+    t_data = time.time() - t0
+    t1 = time.time()
+    net = fit_reader(x, y, epochs, seed, hidden, threads, lr=lr)
+    t_fit = time.time() - t1
+    figures: dict[str, object] = {
+        "train_bands": int(len(y)),
+        "train_scene_bands": int(len(y_scene)),
+        "hidden_bands": int((y == len(CLASSES) - 1).sum()),
+        "train_band_accuracy": round(float((probabilities(net, x).argmax(1) == y).mean()), 4),
+        "data_s": round(t_data, 1),
+        "fit_s": round(t_fit, 1),
+    }
+    if len(yv):
+        p = probabilities(net, fv)
+        figures["val_band_accuracy"] = round(float((p.argmax(1) == yv).mean()), 4)
+        read = combine(p, CLASSES, 0.9)
+        truth = yv[::2] + 1
+        given = read.values >= 0
+        figures["val_cards"] = int(len(truth))
+        figures["val_cards_read"] = round(float(given.mean()), 4)
+        figures["val_read_right"] = round(float((read.values[given] == truth[given]).mean()), 4)
+    recipe = {
+        "drawn": drawn,
+        "epochs": epochs,
+        "seed": seed,
+        "hidden": hidden,
+        "lr": lr,
+        "scenes": [str(p) for p in scenes],
+    }
+    export(net, out, {"recipe": json.dumps(recipe), "figures": json.dumps(figures)})
+    return figures
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description="Train the face number reader.")
+    ap.add_argument("--out", type=Path, default=Path("models/tallero-numbers.onnx"))
+    ap.add_argument("--scenes", type=Path, nargs="*", default=[])
+    ap.add_argument("--val-scenes", type=Path, nargs="*", default=[])
+    ap.add_argument("--drawn", type=int, default=6000, help="photographed faces drawn")
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--cache", type=Path, default=None, help="keep the bands here (.npz)")
+    ap.add_argument("--seed", type=int, default=33)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--hidden", type=int, default=64, help="hidden units")
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
+    a = ap.parse_args(argv)
+    figures = train(a.out, a.scenes, a.val_scenes, a.drawn, a.epochs, a.seed, a.threads, a.cache)
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
