@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
-from scoring.errors import NeedsForce
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring.decks import deck_by_name
+from scoring.errors import NeedsForce
 from scoring.game import GameSetup, Seat
 from scoring.settle import MAX_LISTED, settle_dutch
 from scoring.tally import Tally, round_from_tallies
