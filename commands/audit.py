@@ -108,6 +108,16 @@ def recount(
             continue
         image = load_image(Path(check.path), counter.settings)
         count = counter.count(image, name=check.path, decks=decks)
-        recounts.append(Recount(check.role, check.path, count.to_json()))
+        counted = count.to_json()
+        if check.role == "piles":  # the Dutch piles before the sort: read them again
+            from scoring.errors import ImageError
+            from vision.piles.read import read_piles
+
+            try:
+                piles = read_piles(count)
+                counted["piles"] = {"total": piles.total, "complete": piles.complete}
+            except ImageError:
+                counted["piles"] = {"total": 0, "complete": False}
+        recounts.append(Recount(check.role, check.path, counted))
         pictures[check.role] = (image, count)
     return recounts, pictures

@@ -188,8 +188,35 @@ def audit_json(
             "dutch_committed": _total(rows, "committed"),
             "dutch_today": _total(rows, "today"),
             "notes": pile_notes(revisions),
+            "photo": piles_photo_totals(revisions, recounts),
         },
         "review": review_list(recounts, rows, low_confidence),
+    }
+
+
+def piles_photo_totals(
+    revisions: Sequence[Revision], recounts: Sequence[Recount]
+) -> dict[str, Any] | None:
+    """The Dutch piles' total read off the round's piles photo when it was scored, and read
+    again today (with whether every top was read); None for a round without one."""
+    then = next(
+        (
+            e.detections
+            for rev in revisions
+            for e in rev.evidence
+            if e.role == "piles" and isinstance(e.detections, dict)
+        ),
+        None,
+    )
+    if then is None:
+        return None
+    now = next((r.count for r in recounts if r.role == "piles" and r.count is not None), None)
+    read = now.get("piles") if now is not None else None
+    return {
+        "committed": then.get("total"),
+        "committed_complete": then.get("complete"),
+        "today": read["total"] if read else None,
+        "today_complete": read["complete"] if read else None,
     }
 
 
@@ -245,6 +272,14 @@ def audit_lines(audit: Mapping[str, Any]) -> list[str]:
         f"\nDutch total: committed {_dash(piles['dutch_committed'])}, "
         f"today {_dash(piles['dutch_today'])}"
     )
+    photo = piles.get("photo")
+    if photo is not None:
+        lines.append(
+            f"Dutch piles photo: total {_dash(photo['committed'])}"
+            f"{'' if photo['committed_complete'] else ' (not every top read)'} when scored, "
+            f"{_dash(photo['today'])}{'' if photo['today_complete'] else ' (not every top read)'}"
+            " today"
+        )
     lines += [f"  pile check: {n}" for n in piles["notes"]] or ["  no pile check recorded"]
     lines.append("\nLook at first:" if audit["review"] else "\nNothing flagged.")
     for item in audit["review"]:

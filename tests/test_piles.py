@@ -199,6 +199,16 @@ def test_score_with_a_piles_photo_asks_for_the_unread_top_and_keeps_the_photo(
     import hashlib
 
     assert evidence[2]["sha256"] == hashlib.sha256((DATA / "round.jpg").read_bytes()).hexdigest()
+    # The audit reads the piles photo again: the same models find the same total.
+    audit = tallero("audit", "1", "--json")
+    assert audit.code == 0, audit.err
+    assert audit.json()["piles"]["photo"] == {
+        "committed": piles["total"],
+        "committed_complete": piles["complete"],
+        "today": piles["total"],
+        "today_complete": piles["complete"],
+    }
+    assert "Dutch piles photo: total" in tallero("audit", "1").out
 
 
 def test_typed_piles_and_a_piles_photo_do_not_go_together(tallero):
