@@ -40,6 +40,7 @@ def test_audit_of_an_intact_round(photo_round: PhotoRound, tmp_path: Path) -> No
         "dutch_committed": dutch_total,
         "dutch_today": dutch_total,
         "notes": [],
+        "photo": None,  # no piles photo in this round
     }
     assert [p["today"]["cards"] for p in audit["photos"]] == [p["cards"] for p in score["photos"]]
     assert [rev["reason"] for rev in audit["revisions"]] == ["looked at the photos"]
