@@ -25,34 +25,37 @@ if str(ROOT) not in sys.path:
 OWN_VARIABLES = ("TALLERO_", "YOLO_")
 
 
-def _clean_environment(scratch: Path) -> None:
-    """Drop Tallero's and ultralytics' variables; point every home at ``scratch``."""
+def _clean_environment(tallero_home: Path, user: Path) -> None:
+    """Drop Tallero's and ultralytics' variables; ``$TALLERO_HOME`` is ``tallero_home``
+    (not created) and the user's home and XDG folders lie in ``user`` (created)."""
     for key in [k for k in os.environ if k.startswith(OWN_VARIABLES)]:
         del os.environ[key]
-    user = scratch / "user-home"
     user.mkdir(parents=True, exist_ok=True)
     os.environ["HOME"] = str(user)
     os.environ["XDG_CACHE_HOME"] = str(user / ".cache")
     os.environ["XDG_CONFIG_HOME"] = str(user / ".config")
     os.environ["XDG_DATA_HOME"] = str(user / ".local" / "share")
-    os.environ["TALLERO_HOME"] = str(scratch / "tallero-home")
+    os.environ["TALLERO_HOME"] = str(tallero_home)
 
 
 @pytest.fixture(scope="session", autouse=True)
 def clean_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Module fixtures (counters, datasets) are made in a clean environment too."""
     saved = dict(os.environ)
-    _clean_environment(tmp_path_factory.mktemp("session"))
+    scratch = tmp_path_factory.mktemp("session")
+    _clean_environment(scratch / "tallero-home", scratch / "user-home")
     yield
     os.environ.clear()
     os.environ.update(saved)
 
 
 @pytest.fixture(autouse=True)
-def clean_test(tmp_path: Path) -> Iterator[None]:
-    """Each test: an empty ``$TALLERO_HOME`` and user home; the environment restored after."""
+def clean_test(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Each test: an empty ``$TALLERO_HOME`` and user home; the environment restored after.
+
+    The user home lies outside ``tmp_path``, which stays empty for the test itself."""
     saved = dict(os.environ)
-    _clean_environment(tmp_path)
+    _clean_environment(tmp_path / "tallero-home", tmp_path_factory.mktemp("user-home"))
     yield
     os.environ.clear()
     os.environ.update(saved)
