@@ -83,19 +83,17 @@ def make_clip(opts: ClipOptions, index: int) -> tuple[list[np.ndarray], dict[str
     plan = make_plan("sorted", n_decks, r_plan, 0.3)
     cam = fit_plan(plan, w, h, r_render)
     render_seed = int(r_misc.integers(2**31))
-    full = render(plan, pool, tile, w, h, 0.3, np.random.default_rng(render_seed), camera=cam)
-    rec_full = truth(
-        plan,
-        full,
-        0.3,
-        image="",
-        seed=opts.seed,
-        index=index,
-        art=opts.art,
-        recipe_kind="video",
-        jpeg_quality=90,
-        family=family,
-    )
+
+    def drawn(table: Any) -> tuple[Any, dict[str, Any]]:
+        """The table drawn (the same light and camera every time) and its truth."""
+        scene = render(table, pool, tile, w, h, 0.3, np.random.default_rng(render_seed), camera=cam)
+        record = truth(
+            table, scene, 0.3, image="", seed=opts.seed, index=index, art=opts.art,
+            recipe_kind="video", jpeg_quality=90, family=family,
+        )  # fmt: skip
+        return scene, record
+
+    full, rec_full = drawn(plan)
     images = [full.image]
     records = [rec_full]
     moved = 0
@@ -107,21 +105,7 @@ def make_clip(opts: ClipOptions, index: int) -> tuple[list[np.ndarray], dict[str
             fewer = copy.copy(plan)
             fewer.cards = plan.cards[: backs[-moved]]
             fewer.piles = []
-            less = render(
-                fewer, pool, tile, w, h, 0.3, np.random.default_rng(render_seed), camera=cam
-            )
-            rec_less = truth(
-                fewer,
-                less,
-                0.3,
-                image="",
-                seed=opts.seed,
-                index=index,
-                art=opts.art,
-                recipe_kind="video",
-                jpeg_quality=90,
-                family=family,
-            )
+            less, rec_less = drawn(fewer)
             images, records = ([full.image, less.image], [rec_full, rec_less])
             if event == "add":
                 images.reverse()
