@@ -1,5 +1,7 @@
-"""Where the counter looks: small cards are seen again on the image enlarged, big ones not."""
+"""Where the counter looks: small cards are seen again on the image enlarged, big ones not,
+and a card held close to the camera is seen again from further away."""
 
+import json
 from pathlib import Path
 
 import cv2
@@ -46,6 +48,45 @@ def small_cards() -> np.ndarray:
     y, x = (480 - small.shape[0]) // 2, (640 - small.shape[1]) // 2
     table[y : y + small.shape[0], x : x + small.shape[1]] = small
     return table
+
+
+def close_up() -> np.ndarray:
+    """The first card of the layout photo filling most of a 1200 x 1200 photo, as a phone
+    held close over one card sees it (the pump back, long side about 750 px)."""
+    image = cv2.imread(str(LAYOUT))
+    truth = json.loads(LAYOUT.with_suffix(".json").read_text())
+    quad = np.asarray(truth["cards"][0]["corners"], np.float32)
+    (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
+    half = max(x1 - x0, y1 - y0) * 0.8
+    shift = np.float32([[1, 0, half - (x0 + x1) / 2], [0, 1, half - (y0 + y1) / 2]])
+    side = int(2 * half)
+    crop = cv2.warpAffine(image, shift, (side, side), borderMode=cv2.BORDER_REFLECT)
+    return cv2.resize(crop, (1200, 1200), interpolation=cv2.INTER_CUBIC)
+
+
+def test_a_card_held_close_is_counted_from_the_look_further_away(counter: Counter) -> None:
+    count = counter.count(close_up(), name="close-up")
+    assert len(count.cards) == 1
+    assert count.counts["pump"] == 1 and sum(count.counts.values()) == 1
+    assert count.ranges["pump"] == (1, 1)
+    # The further look is what finds it: the whole view alone finds no card.
+    near_only = Counter(
+        threads=2,
+        settings=VisionSettings(far_below_confidence=0.0, max_card_long_side_input_px=1e9),
+    )
+    assert len(near_only.count(close_up(), name="close-up").cards) == 0
+
+
+def test_a_card_held_close_is_seen_again_shrunk_on_the_whole_views_canvas(
+    counter: Counter,
+) -> None:
+    assert looks(counter, close_up()) == [640, 640]
+
+
+@pytest.mark.parametrize("name", ["min_far_scale", "far_below_confidence"])
+def test_far_settings_outside_0_1_are_refused(name: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        VisionSettings(**{name: 1.5})
 
 
 def test_small_cards_are_seen_again_on_the_image_enlarged_1_5_times(counter: Counter) -> None:

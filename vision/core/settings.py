@@ -129,6 +129,18 @@ class VisionSettings:
     max_upscale: float = 1.5
     # The larger scale is seen whole up to this long side (input pixels), in tiles beyond.
     max_whole_input_px: int = 1280
+    # When the cards the detector is sure of are large (median long side over this many
+    # input pixels: a phone held close over a few cards), the image is seen again shrunk
+    # onto a grey canvas so that card becomes ``far_card_long_side_input_px`` long, never
+    # shrunk below ``min_far_scale`` of the whole view. The detector learned cards 40-150
+    # input pixels long. When no card of the whole view reaches ``far_below_confidence``
+    # (a card seen too close shows the detector a face's figures and pips as small cards),
+    # the image is also seen at ``min_far_scale``, and the look whose best card is surer is
+    # kept.
+    max_card_long_side_input_px: float = 160.0
+    far_card_long_side_input_px: float = 96.0
+    min_far_scale: float = 0.33
+    far_below_confidence: float = 0.8
     # Live frames are first seen whole at this size; that look is kept when the smallest
     # cards found (10th percentile of long sides) are at least this many input pixels.
     live_input_px: int = 320
@@ -160,6 +172,8 @@ class VisionSettings:
             "enrolled_min_deck_probability",
             "tile_overlap_fraction",
             "spread_min_uncertain_share",
+            "min_far_scale",
+            "far_below_confidence",
         ):
             value = getattr(self, name)
             if value is None and name in OPTIONAL_FRACTIONS:
@@ -173,6 +187,8 @@ class VisionSettings:
             "max_image_side_px",
             "min_image_side_px",
             "max_whole_input_px",
+            "max_card_long_side_input_px",
+            "far_card_long_side_input_px",
             "spread_min_cards",
             "max_counted_megapixels",
             "max_decode_mib",

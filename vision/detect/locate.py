@@ -2,7 +2,9 @@
 
 The detector reads its input on a grid of 8-pixel cells, so the slivers of a heap of small
 cards share cells when the image is seen whole at the detector's size. The locator looks
-again, enlarged or in tiles, when the cards it is sure of are small.
+again, enlarged or in tiles, when the cards it is sure of are small, and shrunk onto a grey
+canvas when they are larger than any card the detector learned or when it is sure of no
+card (a phone held close over a few cards).
 """
 
 from __future__ import annotations
@@ -54,7 +56,10 @@ class Locator:
         seen at the detector's own size. When the cards found there are small, the image is
         seen again at a larger scale: whole when it fits ``max_whole_input_px`` (a small
         image enlarged at most ``max_upscale`` times), else in tiles, kept when the tiles
-        are sure of at least as many cards.
+        are sure of at least as many cards. When no card is found with
+        ``far_below_confidence``, the image is also seen shrunk (``far``), and that look is
+        kept when its best card is surer; when the sure cards are larger than
+        ``max_card_long_side_input_px``, the shrunk look is kept when it is sure of more.
         """
         s = self.settings
         detector = self.detector
@@ -72,13 +77,22 @@ class Locator:
         cards = detector.detect(image_bgr, input_px, views)
         whole_scale = input_px / max(h, w)
         sure = self.sure(cards)
+        best = float(cards.confidence.max()) if len(cards) else 0.0
+        if best < s.far_below_confidence:
+            far = self.far(detector, image_bgr, s.min_far_scale, input_px)
+            if len(far) and float(far.confidence.max()) > best:
+                return far
         if len(sure):
             card_input_px = float(np.median(sure.long_side_px)) * whole_scale
+            if card_input_px > s.max_card_long_side_input_px:
+                far_scale = max(s.far_card_long_side_input_px / card_input_px, s.min_far_scale)
+                far = self.far(detector, image_bgr, far_scale, input_px)
+                return far if len(self.sure(far)) > len(sure) else cards
             if card_input_px >= s.min_card_long_side_input_px:
                 return cards
             zoom = s.target_card_long_side_input_px / max(card_input_px, 1.0)
         else:
-            zoom = 3.0  # nothing at all: look closer once
+            zoom = 3.0  # nothing at all, near or far: look closer once
         scale = min(whole_scale * zoom, s.max_upscale)
         if scale <= whole_scale * 1.2:
             return cards
@@ -88,6 +102,30 @@ class Locator:
             return detector.detect(image_bgr, long_side, views)
         tiled = self.tiled(detector, image_bgr, scale, input_px)
         return tiled if len(self.sure(tiled)) >= len(sure) else cards
+
+    def far(self, detector: OnnxDetector, image_bgr: Array, scale: float, input_px: int) -> Cards:
+        """Detect on the image shrunk to ``scale`` of the whole view, centred on a grey canvas
+        of the whole view's size; corners in the image's own pixels."""
+        h, w = image_bgr.shape[:2]
+        whole = input_px / max(h, w)
+        shrink = whole * scale  # image pixels -> canvas pixels
+        sw, sh = max(1, round(w * shrink)), max(1, round(h * shrink))
+        cw, ch = max(sw, round(w * whole)), max(sh, round(h * whole))
+        canvas = np.full((ch, cw, 3), 114, np.uint8)
+        ox, oy = (cw - sw) // 2, (ch - sh) // 2
+        canvas[oy : oy + sh, ox : ox + sw] = cv2.resize(
+            image_bgr, (sw, sh), interpolation=cv2.INTER_AREA
+        )
+        found = detector.detect(canvas, input_px, self.views)
+        if not len(found):
+            return found
+        # A box whose centre lies on the canvas, off the picture, is not a card of it.
+        centre = found.corners.mean(axis=1)
+        inside = (
+            (centre[:, 0] >= ox) & (centre[:, 0] <= ox + sw)
+            & (centre[:, 1] >= oy) & (centre[:, 1] <= oy + sh)
+        )  # fmt: skip
+        return found[inside].transformed(1.0 / shrink, (-ox / shrink, -oy / shrink))
 
     def sure(self, cards: Cards) -> Cards:
         """The cards the detector alone is sure of (all, when it proposes only those)."""
