@@ -12,12 +12,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from vision.core.cards import BACK, Cards
 from vision.core.types import Array
 from vision.count.counter import Counter
 from vision.count.result import Count
 from vision.live.settings import LiveSettings
 from vision.live.sources import FrameSource, Recorder, SourceFault
 from vision.live.steady import SteadyTable, TableView
+from vision.live.tally import Sighting, SortTally
 from vision.live.tracking import CardTracker
 
 # Frames a second shown and printed: an average over about this many frames.
@@ -32,6 +34,7 @@ class Watcher:
         decks: the decks counted (the game's, or the profile's).
         settings: the live settings.
         fps: the picture's frame rate (sizes the tracker's memory of lost cards).
+        tally: a `SortTally` that also counts each card laid down (``watch --tally``).
     """
 
     def __init__(
@@ -40,6 +43,7 @@ class Watcher:
         decks: tuple[str, ...],
         settings: LiveSettings | None = None,
         fps: float = 30.0,
+        tally: SortTally | None = None,
     ) -> None:
         self.counter = counter
         self.decks = decks
@@ -50,15 +54,28 @@ class Watcher:
         self.table = SteadyTable(decks, s)
         self.frames = 0
         self.last_count: Count | None = None
+        self.tally = tally
 
     def step(self, image: Array, t: float) -> TableView:
         """One frame at time ``t`` (s): counted and tracked when its turn comes."""
         if self.frames % self.settings.detect_every_frames == 0:
             count = self.counter.count(image, name="frame", decks=self.decks)
-            self.table.observe(t, count, self.tracker.update(count.cards))
+            matches = self.tracker.update(count.cards)
+            self.table.observe(t, count, matches)
+            if self.tally is not None:
+                self.tally.observe(t, self.frames, sightings(count.cards, matches))
             self.last_count = count
         self.frames += 1
         return self.table.view(t)
+
+
+def sightings(cards: Cards, matches: list[tuple[int, int]]) -> list[Sighting]:
+    """The backs of a counted frame that the tracker followed, for the tally."""
+    return [
+        Sighting(track, cards.corners[i], cards.deck[i], float(cards.deck_confidence[i]))
+        for track, i in matches
+        if cards.side[i] == BACK
+    ]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,399 @@
+"""Tally while sorting: count each card of a deck as it is laid down, so a card later
+covered by the next one still counts.
+
+During the sort every card is seen whole at least once: when it lands, before the next
+card covers it. `SortTally` remembers each card seen land as a *place* (its outline on the
+table and its deck) and counts the places. It reads the backs of each counted frame, each
+with the track ByteTrack gave it (`vision.live.tracking`):
+
+- a track that rests at one place (its outline within ``rest_tolerance`` of where it came
+  to rest) for ``settle_s`` with ``min_hits`` sightings becomes a place and is counted; a
+  card laid down and taken back sooner never counts;
+- a resting card covered by a newer card before ``settle_s`` still counts, if it rested
+  ``min_rest_s``;
+- a sighting at a known place (within ``place_tolerance``) is that card again, never a new
+  one; after the place went unseen for ``gap_s`` (a hand came over) only a sighting within
+  ``restack_tolerance`` is, so a card laid on top of a card of its own deck at almost the
+  same place counts when its outline differs by more than that;
+- a counted card that goes unseen, with no newer card over its place, and a card of its
+  deck that lands within ``move_within_s`` of its last sighting: the card was moved, and
+  counts once;
+- `undo` takes back the last counted card; it stays a place, so it is not counted again.
+
+Outlines are ``(4, 2)`` image pixels; tolerances are shares of the card's long side.
+Nothing here knows of the detector or the tracker: tests drive it with hand-made tracks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.core.types import Array
+
+COUNTED = "counted"
+MOVED = "moved"
+UNDONE = "undone"
+
+
+@dataclass(frozen=True)
+class TallySettings:
+    """When a card laid down counts; times in seconds of the picture's clock, tolerances as a
+    share of the card's long side.
+
+    Attributes:
+        settle_s: a card resting at one place this long counts (a card laid down and taken
+            back sooner does not).
+        min_hits: sightings needed in that rest.
+        min_rest_s: a resting card covered by a newer card counts if it rested this long ...
+        cover_min_hits: ... and was seen this many times at rest.
+        cover_share: share of a card's outline a newer card must lie on to cover it.
+        cover_gap_s: the newer card must appear at most this long after the covered card was
+            last seen (a card taken away earlier is not covered by the next one).
+        rest_tolerance: a sighting this close to where its track came to rest is still at rest.
+        place_tolerance: a sighting this close to a known card is that card.
+        gap_s: a known card unseen this long (a hand over it) is only that card again
+            within ``restack_tolerance``.
+        restack_tolerance: a resting card whose outline (median over its rest) is this close
+            to a known card is that card, not a new one on top of it.
+        vanish_s: a counted card unseen this long with no newer card over it was picked up.
+        move_within_s: a card of its deck landing this soon after a picked-up card was last
+            seen is that card, moved.
+        forget_s: a track unseen this long is forgotten.
+    """
+
+    settle_s: float = 1.0
+    min_hits: int = 3
+    min_rest_s: float = 0.3
+    cover_min_hits: int = 2
+    cover_share: float = 0.25
+    cover_gap_s: float = 1.0
+    rest_tolerance: float = 0.1
+    place_tolerance: float = 0.12
+    gap_s: float = 0.25
+    restack_tolerance: float = 0.05
+    vanish_s: float = 0.5
+    move_within_s: float = 4.0
+    forget_s: float = 3.0
+
+    def __post_init__(self) -> None:
+        if self.min_hits < 1 or self.cover_min_hits < 1:
+            raise ValueError("min_hits and cover_min_hits must be at least 1")
+        if not 0 <= self.min_rest_s <= self.settle_s:
+            raise ValueError("min_rest_s must be in [0, settle_s]")
+        if not 0 < self.cover_share <= 1:
+            raise ValueError("cover_share must be in (0, 1]")
+        if not 0 < self.restack_tolerance <= self.place_tolerance:
+            raise ValueError("restack_tolerance must be in (0, place_tolerance]")
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """One back seen in a counted frame.
+
+    Attributes:
+        track: its ByteTrack id.
+        outline: ``(4, 2)`` image pixels, as `vision.core.geometry.canonical_corners`.
+        deck: the deck it was named, ``None`` for a back of no deck (not tallied).
+        confidence: the naming confidence (its vote), in [0, 1].
+    """
+
+    track: int
+    outline: Array
+    deck: str | None
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True)
+class TallyEvent:
+    """Something the tally did: a card ``counted``, ``moved`` (counted once) or ``undone``.
+
+    Attributes:
+        kind: ``counted``, ``moved`` or ``undone``.
+        deck: the card's deck.
+        card: the card's number in the tally (from 1, in the order counted).
+        frame: the frame it happened on; ``t`` its time (s).
+        covered: a counted card that was covered by the next one before it settled.
+        undone_frame: for ``undone``, the frame on which the undone card was counted.
+    """
+
+    kind: str
+    deck: str
+    card: int
+    frame: int
+    t: float
+    covered: bool = False
+    undone_frame: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as ``watch --tally --json`` prints it."""
+        out: dict[str, Any] = {
+            "event": self.kind,
+            "deck": self.deck,
+            "card": self.card,
+            "frame": self.frame,
+            "t": round(self.t, 3),
+        }
+        if self.covered:
+            out["covered"] = True
+        if self.undone_frame is not None:
+            out["undone_frame"] = self.undone_frame
+        return out
+
+
+def long_side(outline: Array) -> float:
+    """The long side of a card's outline (px)."""
+    q = np.asarray(outline, np.float64)
+    return max(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[2] - q[1])), 1.0)
+
+
+def outline_distance(a: Array, b: Array) -> float:
+    """Mean distance (px) between the corners of two card outlines, the card turned half a
+    turn or not (a canonical order may start at either short edge)."""
+    qa, qb = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(
+        min(
+            np.linalg.norm(qa - qb, axis=1).mean(),
+            np.linalg.norm(qa - np.roll(qb, 2, axis=0), axis=1).mean(),
+        )
+    )
+
+
+def covered_share(below: Array, above: Array) -> float:
+    """Share of ``below``'s outline that ``above`` lies on."""
+    b32, a32 = np.asarray(below, np.float32), np.asarray(above, np.float32)
+    area = abs(cv2.contourArea(b32))
+    if area <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(b32, a32)
+    return float(inter / area)
+
+
+@dataclass
+class Rest:
+    """A track while its card lies still: where it came to rest, since when, its votes."""
+
+    track: int
+    first_s: float
+    last_s: float
+    outlines: list[Array] = field(default_factory=list)
+    votes: dict[str, float] = field(default_factory=dict)
+
+    def add(self, t: float, s: Sighting) -> None:
+        self.last_s = t
+        self.outlines.append(np.asarray(s.outline, np.float64))
+        if s.deck is not None:
+            self.votes[s.deck] = self.votes.get(s.deck, 0.0) + s.confidence
+
+    @property
+    def hits(self) -> int:
+        return len(self.outlines)
+
+    def outline(self) -> Array:
+        """The median outline of the rest (px)."""
+        out: Array = np.median(np.stack(self.outlines), axis=0)
+        return out
+
+    def deck(self) -> str | None:
+        return max(self.votes, key=lambda d: self.votes[d]) if self.votes else None
+
+
+@dataclass
+class Place:
+    """A card known to lie on the table (seen land), counted or not."""
+
+    number: int  # from 1, in the order the tally took them
+    outline: Array
+    votes: dict[str, float]
+    landed_s: float
+    last_s: float
+    frame: int
+    state: str = COUNTED
+
+    def deck(self) -> str:
+        return max(self.votes, key=lambda d: self.votes[d])
+
+
+class SortTally:
+    """The cards laid down per deck, from the backs of each counted frame.
+
+    Args:
+        decks: the decks tallied (each listed, 0 when none was laid).
+        settings: when a card counts.
+    """
+
+    def __init__(self, decks: Sequence[str], settings: TallySettings | None = None) -> None:
+        self.decks = tuple(decks)
+        self.settings = settings or TallySettings()
+        self.places: list[Place] = []
+        self.rests: dict[int, Rest] = {}
+        self.events: list[TallyEvent] = []
+        self._numbered = 0
+
+    # -- reading frames --------------------------------------------------------------
+
+    def observe(self, t: float, frame: int, sightings: Sequence[Sighting]) -> list[TallyEvent]:
+        """Read one counted frame at ``t`` (s); the events it caused."""
+        before = len(self.events)
+        for s in sightings:
+            if s.deck is not None and s.deck not in self.decks:
+                s = Sighting(s.track, s.outline, None, s.confidence)
+            place = self._known(t, s)
+            if place is not None:
+                place.last_s = t
+                place.outline = 0.8 * place.outline + 0.2 * np.asarray(s.outline, np.float64)
+                self.rests.pop(s.track, None)
+                continue
+            self._rest(t, s)
+        for rest in sorted(self.rests.values(), key=lambda r: r.first_s):
+            if rest.track not in self.rests:
+                continue  # counted above, as covered
+            if self._resting(t, rest, self.settings.min_rest_s, self.settings.cover_min_hits):
+                for below in self._covered_by(rest, rest.outline()):
+                    self._count(t, frame, below.outline(), below.votes, below.first_s, True)
+                    del self.rests[below.track]
+            if self._resting(t, rest, self.settings.settle_s, self.settings.min_hits):
+                self._land(t, frame, rest)
+        for track in [k for k, r in self.rests.items() if t - r.last_s > self.settings.forget_s]:
+            del self.rests[track]
+        return self.events[before:]
+
+    def _known(self, t: float, s: Sighting) -> Place | None:
+        """The known card this sighting is, or ``None``."""
+        best, best_d = None, np.inf
+        for p in self.places:
+            if p.state == MOVED:
+                continue
+            unseen = t - p.last_s > self.settings.gap_s
+            tol = self.settings.restack_tolerance if unseen else self.settings.place_tolerance
+            d = outline_distance(p.outline, s.outline) / long_side(p.outline)
+            if d <= tol and d < best_d:
+                best, best_d = p, d
+        return best
+
+    def _rest(self, t: float, s: Sighting) -> None:
+        rest = self.rests.get(s.track)
+        tol = self.settings.rest_tolerance
+        if rest is not None:
+            ref = rest.outline()
+            if outline_distance(ref, s.outline) / long_side(ref) > tol:
+                rest = None  # moved: carried by a hand, or a new card on the track
+        if rest is None:
+            rest = self.rests[s.track] = Rest(s.track, t, t)
+        rest.add(t, s)
+
+    def _resting(self, t: float, rest: Rest, for_s: float, hits: int) -> bool:
+        """Whether ``rest`` is seen now and has lain still ``for_s`` with ``hits`` sightings."""
+        return (
+            rest.last_s == t
+            and rest.hits >= hits
+            and rest.last_s - rest.first_s >= for_s - 1e-9
+            and rest.deck() is not None
+        )
+
+    def _land(self, t: float, frame: int, rest: Rest) -> None:
+        """A rest settled: the same card again, a covered card first, a move or a new card."""
+        del self.rests[rest.track]
+        outline = rest.outline()
+        scale = long_side(outline)
+        for p in self.places:
+            if p.state != MOVED and (
+                outline_distance(p.outline, outline) / scale <= self.settings.restack_tolerance
+            ):
+                p.last_s, p.outline = t, outline  # that card again (a hand came and went)
+                return
+        moved = self._moved_from(rest, outline)
+        if moved is not None:
+            moved.state = MOVED
+            place = Place(moved.number, outline, dict(rest.votes), rest.first_s, t, frame)
+            self.places.append(place)
+            self.events.append(TallyEvent(MOVED, place.deck(), place.number, frame, t))
+            return
+        self._count(t, frame, outline, rest.votes, rest.first_s)
+
+    def _covered_by(self, rest: Rest, outline: Array) -> list[Rest]:
+        """Resting cards, not yet counted, that this newer card came to lie on."""
+        st = self.settings
+        out = []
+        for r in self.rests.values():
+            if (
+                r.first_s < rest.first_s
+                and r.last_s < rest.last_s
+                and r.hits >= st.cover_min_hits
+                and r.last_s - r.first_s >= st.min_rest_s - 1e-9
+                and rest.first_s - r.last_s <= st.cover_gap_s
+                and r.deck() is not None
+                and covered_share(r.outline(), outline) >= st.cover_share
+            ):
+                out.append(r)
+        return sorted(out, key=lambda r: r.first_s)
+
+    def _moved_from(self, rest: Rest, outline: Array) -> Place | None:
+        """The counted card of this deck picked up shortly before this one landed, if any."""
+        st = self.settings
+        deck = rest.deck()
+        for p in sorted(self.places, key=lambda p: -p.last_s):
+            if (
+                p.state == COUNTED
+                and p.deck() == deck
+                and p.last_s < rest.first_s
+                and rest.last_s - p.last_s >= st.vanish_s
+                and rest.first_s - p.last_s <= st.move_within_s
+                and not self._is_covered(p)
+                and covered_share(p.outline, outline) < st.cover_share
+            ):
+                return p
+        return None
+
+    def _is_covered(self, place: Place) -> bool:
+        """Whether a card that landed after ``place`` lies on it."""
+        return any(
+            q.landed_s > place.landed_s
+            and q.state != MOVED
+            and covered_share(place.outline, q.outline) >= self.settings.cover_share
+            for q in self.places
+        )
+
+    def _count(
+        self,
+        t: float,
+        frame: int,
+        outline: Array,
+        votes: dict[str, float],
+        landed_s: float,
+        covered: bool = False,
+    ) -> None:
+        self._numbered += 1
+        place = Place(self._numbered, outline, dict(votes), landed_s, t, frame)
+        self.places.append(place)
+        self.events.append(TallyEvent(COUNTED, place.deck(), place.number, frame, t, covered))
+
+    # -- what the players see and do -----------------------------------------------------
+
+    def undo(self, t: float, frame: int) -> TallyEvent | None:
+        """Take back the last counted card (``None`` when nothing is counted). The card stays
+        known by its place, so seeing it again does not count it again."""
+        counted = [p for p in self.places if p.state == COUNTED]
+        if not counted:
+            return None
+        last = max(counted, key=lambda p: (p.frame, p.number))
+        last.state = UNDONE
+        event = TallyEvent(UNDONE, last.deck(), last.number, frame, t, undone_frame=last.frame)
+        self.events.append(event)
+        return event
+
+    def counts(self) -> dict[str, int]:
+        """Cards counted per deck (every deck listed)."""
+        out = dict.fromkeys(self.decks, 0)
+        for p in self.places:
+            if p.state == COUNTED:
+                out[p.deck()] = out.get(p.deck(), 0) + 1
+        return out
+
+    def counted_outlines(self) -> list[tuple[str, Array]]:
+        """``(deck, outline)`` of every counted card (for drawing)."""
+        return [(p.deck(), p.outline) for p in self.places if p.state == COUNTED]
