@@ -209,7 +209,7 @@ def test_outline_distance_ignores_where_the_corners_start() -> None:
         ({"min_hits": 0}, "min_hits and cover_min_hits must be at least 1"),
         ({"min_rest_s": 2.0}, "min_rest_s must be in [0, settle_s]"),
         ({"cover_share": 0.0}, "cover_share must be in (0, 1]"),
-        ({"restack_tolerance": 0.5}, "restack_tolerance must be in (0, place_tolerance]"),
+        ({"restack_tolerance": 0.5}, "tolerances must satisfy 0 < restack <= place <= present"),
     ],
 )
 def test_tally_settings_refuse_nonsense(kwargs: dict[str, float], message: str) -> None:

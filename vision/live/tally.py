@@ -55,7 +55,9 @@ class TallySettings:
         cover_gap_s: the newer card must appear at most this long after the covered card was
             last seen (a card taken away earlier is not covered by the next one).
         rest_tolerance: a sighting this close to where its track came to rest is still at rest.
-        place_tolerance: a sighting this close to a known card is that card.
+        place_tolerance: a sighting this close to a known card is that card (one sighting a
+            card, the closest).
+        present_tolerance: a sighting this close to a known card shows it is still there.
         gap_s: a known card unseen this long (a hand over it) is only that card again
             within ``restack_tolerance``.
         restack_tolerance: a resting card whose outline (median over its rest) is this close
@@ -71,11 +73,12 @@ class TallySettings:
     min_rest_s: float = 0.3
     cover_min_hits: int = 2
     cover_share: float = 0.25
-    cover_gap_s: float = 1.0
+    cover_gap_s: float = 0.6
     rest_tolerance: float = 0.1
-    place_tolerance: float = 0.12
+    place_tolerance: float = 0.08
+    present_tolerance: float = 0.16
     gap_s: float = 0.25
-    restack_tolerance: float = 0.05
+    restack_tolerance: float = 0.03
     vanish_s: float = 0.5
     move_within_s: float = 4.0
     forget_s: float = 3.0
@@ -87,8 +90,8 @@ class TallySettings:
             raise ValueError("min_rest_s must be in [0, settle_s]")
         if not 0 < self.cover_share <= 1:
             raise ValueError("cover_share must be in (0, 1]")
-        if not 0 < self.restack_tolerance <= self.place_tolerance:
-            raise ValueError("restack_tolerance must be in (0, place_tolerance]")
+        if not 0 < self.restack_tolerance <= self.place_tolerance <= self.present_tolerance:
+            raise ValueError("tolerances must satisfy 0 < restack <= place <= present")
 
 
 @dataclass(frozen=True)
@@ -177,6 +180,7 @@ def covered_share(below: Array, above: Array) -> float:
 class Rest:
     """A track while its card lies still: where it came to rest, since when, its votes."""
 
+    id: int
     track: int
     first_s: float
     last_s: float
@@ -210,9 +214,13 @@ class Place:
     outline: Array
     votes: dict[str, float]
     landed_s: float
-    last_s: float
+    last_s: float  # last seen where it lies (within place_tolerance, or restack after a gap)
     frame: int
     state: str = COUNTED
+    present_s: float = 0.0  # last seen at least roughly where it lies (place_tolerance)
+
+    def __post_init__(self) -> None:
+        self.present_s = max(self.present_s, self.last_s)
 
     def deck(self) -> str:
         return max(self.votes, key=lambda d: self.votes[d])
@@ -230,60 +238,115 @@ class SortTally:
         self.decks = tuple(decks)
         self.settings = settings or TallySettings()
         self.places: list[Place] = []
-        self.rests: dict[int, Rest] = {}
+        self.rests: dict[int, Rest] = {}  # by rest id
+        self._resting_on: dict[int, int] = {}  # track -> its rest's id
         self.events: list[TallyEvent] = []
         self._numbered = 0
+        self._rest_ids = 0
 
     # -- reading frames --------------------------------------------------------------
 
     def observe(self, t: float, frame: int, sightings: Sequence[Sighting]) -> list[TallyEvent]:
         """Read one counted frame at ``t`` (s); the events it caused."""
         before = len(self.events)
-        for s in sightings:
-            if s.deck is not None and s.deck not in self.decks:
-                s = Sighting(s.track, s.outline, None, s.confidence)
-            place = self._known(t, s)
-            if place is not None:
+        sightings = [
+            s if s.deck is None or s.deck in self.decks else Sighting(s.track, s.outline, None)
+            for s in sightings
+        ]
+        known = self._known(t, sightings)
+        for k, s in enumerate(sightings):
+            place, exact = known[k]
+            if place is not None and exact:
                 place.last_s = t
                 place.outline = 0.8 * place.outline + 0.2 * np.asarray(s.outline, np.float64)
-                self.rests.pop(s.track, None)
+                rest_id = self._resting_on.get(s.track)
+                if rest_id is not None:  # it was this card resting, not a new one
+                    self._drop(self.rests[rest_id])
                 continue
             self._rest(t, s)
         for rest in sorted(self.rests.values(), key=lambda r: r.first_s):
-            if rest.track not in self.rests:
+            if rest.id not in self.rests:
                 continue  # counted above, as covered
             if self._resting(t, rest, self.settings.min_rest_s, self.settings.cover_min_hits):
                 for below in self._covered_by(rest, rest.outline()):
-                    self._count(t, frame, below.outline(), below.votes, below.first_s, True)
-                    del self.rests[below.track]
+                    self._count(
+                        t, frame, below.outline(), below.votes, below.first_s, below.last_s, True
+                    )
+                    self._drop(below)
             if self._resting(t, rest, self.settings.settle_s, self.settings.min_hits):
                 self._land(t, frame, rest)
-        for track in [k for k, r in self.rests.items() if t - r.last_s > self.settings.forget_s]:
-            del self.rests[track]
+        for rest in [r for r in self.rests.values() if t - r.last_s > self.settings.forget_s]:
+            self._drop(rest)
         return self.events[before:]
 
-    def _known(self, t: float, s: Sighting) -> Place | None:
-        """The known card this sighting is, or ``None``."""
-        best, best_d = None, np.inf
-        for p in self.places:
-            if p.state == MOVED:
+    def _known(self, t: float, sightings: list[Sighting]) -> list[tuple[Place | None, bool]]:
+        """Per sighting, the known card at its place, if any, and whether the sighting is
+        that card (``False``: after a gap, a card close to it but not within
+        ``restack_tolerance``, which may be a new card on top of it). Each known card is
+        one sighting's at most, the closest first. A known card is still there when its
+        sighting is, or when a sighting that is no other card lies within
+        ``present_tolerance`` of it."""
+        st = self.settings
+        live = [p for p in self.places if p.state != MOVED]
+        near: list[list[tuple[float, int]]] = [[] for _ in sightings]
+        pairs = []
+        for k, s in enumerate(sightings):
+            for j, p in enumerate(live):
+                d = outline_distance(p.outline, s.outline) / long_side(p.outline)
+                if d <= st.present_tolerance:
+                    near[k].append((d, j))
+                if d <= st.place_tolerance:
+                    pairs.append((d, k, j))
+        out: list[tuple[Place | None, bool]] = [(None, False)] * len(sightings)
+        taken: set[int] = set()
+        for d, k, j in sorted(pairs):
+            if out[k][0] is not None or j in taken:
                 continue
-            unseen = t - p.last_s > self.settings.gap_s
-            tol = self.settings.restack_tolerance if unseen else self.settings.place_tolerance
-            d = outline_distance(p.outline, s.outline) / long_side(p.outline)
-            if d <= tol and d < best_d:
-                best, best_d = p, d
-        return best
+            taken.add(j)
+            p = live[j]
+            exact = t - p.last_s <= st.gap_s or d <= st.restack_tolerance
+            out[k] = (p, exact)
+        for k in range(len(sightings)):
+            place, exact = out[k]
+            if place is not None and exact:
+                place.present_s = t
+            else:
+                for _, j in near[k]:
+                    live[j].present_s = t
+        return out
+
+    def _drop(self, rest: Rest) -> None:
+        self.rests.pop(rest.id, None)
+        if self._resting_on.get(rest.track) == rest.id:
+            del self._resting_on[rest.track]
+
+    def _unlink(self, track: int) -> None:
+        """The track's card is no longer resting where it was: its rest stays (it may be
+        covered by the next card) if it lay still long enough, else it is dropped."""
+        rest_id = self._resting_on.pop(track, None)
+        rest = self.rests.get(rest_id) if rest_id is not None else None
+        if rest is None:
+            return
+        st = self.settings
+        if rest.hits < st.cover_min_hits or rest.last_s - rest.first_s < st.min_rest_s - 1e-9:
+            del self.rests[rest.id]
 
     def _rest(self, t: float, s: Sighting) -> None:
-        rest = self.rests.get(s.track)
-        tol = self.settings.rest_tolerance
+        st = self.settings
+        rest_id = self._resting_on.get(s.track)
+        rest = self.rests.get(rest_id) if rest_id is not None else None
         if rest is not None:
             ref = rest.outline()
-            if outline_distance(ref, s.outline) / long_side(ref) > tol:
-                rest = None  # moved: carried by a hand, or a new card on the track
+            d = outline_distance(ref, s.outline) / long_side(ref)
+            # moved (carried by a hand), or after a hand a new card on the same track
+            if d > st.rest_tolerance or (t - rest.last_s > st.gap_s and d > st.restack_tolerance):
+                self._unlink(s.track)
+                rest = None
         if rest is None:
-            rest = self.rests[s.track] = Rest(s.track, t, t)
+            self._rest_ids += 1
+            rest = Rest(self._rest_ids, s.track, t, t)
+            self.rests[rest.id] = rest
+            self._resting_on[s.track] = rest.id
         rest.add(t, s)
 
     def _resting(self, t: float, rest: Rest, for_s: float, hits: int) -> bool:
@@ -296,15 +359,15 @@ class SortTally:
         )
 
     def _land(self, t: float, frame: int, rest: Rest) -> None:
-        """A rest settled: the same card again, a covered card first, a move or a new card."""
-        del self.rests[rest.track]
+        """A rest settled: the same card again, a move or a new card."""
+        self._drop(rest)
         outline = rest.outline()
         scale = long_side(outline)
         for p in self.places:
             if p.state != MOVED and (
                 outline_distance(p.outline, outline) / scale <= self.settings.restack_tolerance
             ):
-                p.last_s, p.outline = t, outline  # that card again (a hand came and went)
+                p.last_s, p.present_s, p.outline = t, t, outline  # that card again
                 return
         moved = self._moved_from(rest, outline)
         if moved is not None:
@@ -313,7 +376,7 @@ class SortTally:
             self.places.append(place)
             self.events.append(TallyEvent(MOVED, place.deck(), place.number, frame, t))
             return
-        self._count(t, frame, outline, rest.votes, rest.first_s)
+        self._count(t, frame, outline, rest.votes, rest.first_s, t)
 
     def _covered_by(self, rest: Rest, outline: Array) -> list[Rest]:
         """Resting cards, not yet counted, that this newer card came to lie on."""
@@ -328,6 +391,7 @@ class SortTally:
                 and rest.first_s - r.last_s <= st.cover_gap_s
                 and r.deck() is not None
                 and covered_share(r.outline(), outline) >= st.cover_share
+                and not self._is_place(r.outline())
             ):
                 out.append(r)
         return sorted(out, key=lambda r: r.first_s)
@@ -336,18 +400,27 @@ class SortTally:
         """The counted card of this deck picked up shortly before this one landed, if any."""
         st = self.settings
         deck = rest.deck()
-        for p in sorted(self.places, key=lambda p: -p.last_s):
+        for p in sorted(self.places, key=lambda p: -p.present_s):
             if (
                 p.state == COUNTED
                 and p.deck() == deck
-                and p.last_s < rest.first_s
-                and rest.last_s - p.last_s >= st.vanish_s
-                and rest.first_s - p.last_s <= st.move_within_s
+                and p.present_s < rest.first_s
+                and rest.last_s - p.present_s >= st.vanish_s
+                and rest.first_s - p.present_s <= st.move_within_s
                 and not self._is_covered(p)
                 and covered_share(p.outline, outline) < st.cover_share
             ):
                 return p
         return None
+
+    def _is_place(self, outline: Array) -> bool:
+        """Whether a known card lies at ``outline`` (within ``restack_tolerance``)."""
+        scale = long_side(outline)
+        return any(
+            p.state != MOVED
+            and outline_distance(p.outline, outline) / scale <= self.settings.restack_tolerance
+            for p in self.places
+        )
 
     def _is_covered(self, place: Place) -> bool:
         """Whether a card that landed after ``place`` lies on it."""
@@ -365,10 +438,11 @@ class SortTally:
         outline: Array,
         votes: dict[str, float],
         landed_s: float,
+        last_s: float,
         covered: bool = False,
     ) -> None:
         self._numbered += 1
-        place = Place(self._numbered, outline, dict(votes), landed_s, t, frame)
+        place = Place(self._numbered, outline, dict(votes), landed_s, last_s, frame)
         self.places.append(place)
         self.events.append(TallyEvent(COUNTED, place.deck(), place.number, frame, t, covered))
 
@@ -394,6 +468,29 @@ class SortTally:
                 out[p.deck()] = out.get(p.deck(), 0) + 1
         return out
 
-    def counted_outlines(self) -> list[tuple[str, Array]]:
-        """``(deck, outline)`` of every counted card (for drawing)."""
-        return [(p.deck(), p.outline) for p in self.places if p.state == COUNTED]
+    def outline_of(self, number: int) -> Array | None:
+        """Where card ``number`` lies now (px), ``None`` if it no longer counts."""
+        for p in self.places:
+            if p.number == number and p.state == COUNTED:
+                return p.outline
+        return None
+
+
+def tally_differences(
+    tally: dict[str, int],
+    still: dict[str, int],
+    ranges: dict[str, tuple[int, int]],
+    labels: dict[str, str] | None = None,
+) -> list[str]:
+    """Where the tally and the still count of the finished spread disagree beyond the still
+    count's range: one line per deck, for a person to look at (the tally wins, unflagged,
+    where the still count's range reaches it)."""
+    out = []
+    for deck, n in tally.items():
+        c = int(still.get(deck, 0))
+        lo, hi = ranges.get(deck, (c, c))
+        if not lo <= n <= hi:
+            seen = f"{c}" if lo == hi else f"{c} ({lo}-{hi})"
+            label = (labels or {}).get(deck, deck)
+            out.append(f"{label}: tally {n}, still photo {seen}")
+    return out
