@@ -1,7 +1,13 @@
 """Tally while sorting: `SortTally` on hand-made tracks, and `watch --tally` on a sort clip.
 
 The hand-made tracks are 10 counted frames a second of backs 40x60 px; a script says, per
-frame, which card lies where (``None``: unseen, a hand over it or taken away).
+frame, which cards are seen where (a card missing: a hand over it, covered or taken away).
+
+The committed clip (``tests/data/sort/sort_4_decks.mp4``, 6.7 s at 10 fps, 640x480, its
+truth beside it) is sort clip 1 of ``SortOptions(37, decks=4, max_cards=2,
+take_back_share=0.3, move_share=0.0, lead_s=0.5, tail_s=1.5)`` written with
+``write_sort(..., mp4=True)``: a plow card laid on its stack and taken back at once, then
+two pump cards onto a spread and the plow card again; the tally is pump 2, plow 1.
 """
 
 from __future__ import annotations
@@ -9,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -28,7 +35,7 @@ from vision.live.tally import (
 FPS = 10.0
 DECKS = ("pump", "carriage", "plow", "pail")
 ROOT = Path(__file__).resolve().parents[1]
-SORT_CLIP = ROOT / "tests" / "data" / "sort" / "sort_4_decks.avi"
+SORT_CLIP = ROOT / "tests" / "data" / "sort" / "sort_4_decks.mp4"
 
 Pose = tuple[float, float, float]  # centre x, y (px) and turn (degrees)
 
@@ -217,5 +224,213 @@ def test_tally_settings_refuse_nonsense(kwargs: dict[str, float], message: str) 
         TallySettings(**kwargs)  # type: ignore[arg-type]
 
 
-def _unused() -> None:  # keeps json imported for the clip tests below
-    json.dumps({})
+SEATS = ("Ann=pump", "Ben=carriage", "Cy=plow", "Dee=pail")
+CLIP_TALLY = {"pump": 2, "carriage": 0, "plow": 1, "pail": 0}
+
+
+def test_sort_clip_through_watch_tally_json_gives_the_exact_tallies(tallero) -> None:
+    assert tallero("game", "new", *SEATS).code == 0
+    r = tallero("watch", str(SORT_CLIP), "--json", "--tally")
+    assert r.code == 0, r.err
+    lines = [json.loads(line) for line in r.out.splitlines()]
+    final = lines[-1]
+    assert final["final"] is True and final["frame"] == 66
+    assert final["tally"] == CLIP_TALLY
+    counted = [e for e in final["events"] if e["event"] == "counted"]
+    assert sorted(e["deck"] for e in counted) == ["plow", "pump", "pump"]
+    assert [e["card"] for e in counted] == [1, 2, 3]
+    # the plow card taken back at once (laid at frame 9) is not counted; the one laid at
+    # frame 35 is, within 2 s
+    (plow,) = [e for e in counted if e["deck"] == "plow"]
+    assert 35 < plow["frame"] <= 55 and plow["t"] == plow["frame"] / 10
+    for line in lines[:-1]:
+        assert set(line) >= {"frame", "steady", "counts", "tally", "events"}
+    # every event is printed once, on the line of the frame it happened on
+    printed = [e for line in lines[:-1] for e in line["events"]]
+    assert printed == final["events"]
+    assert all(e["frame"] == line["frame"] for line in lines[:-1] for e in line["events"])
+
+
+def test_watch_without_tally_prints_no_tally(tallero) -> None:
+    r = tallero("watch", str(SORT_CLIP), "--json", "--max-frames", "2")
+    assert r.code == 0, r.err
+    assert all("tally" not in json.loads(line) for line in r.out.splitlines())
+
+
+def test_dataset_synth_sort_writes_clips_whose_truth_ends_at_the_cards_laid(
+    tallero, tmp_path: Path
+) -> None:
+    out = tmp_path / "sorts"
+    args = ["--kind", "sort", "--n", "1", "--seed", "5", "--decks", "4", "--cards", "2"]
+    r = tallero("dataset", "synth", str(out), *args, "--quiet")
+    assert r.code == 0, r.err
+    assert sorted(p.name for p in out.iterdir()) == ["000000.avi", "000000.json"]
+    rec = json.loads((out / "000000.json").read_text())
+    assert rec["kind"] == "sort" and rec["fps"] == 10 and rec["size"] == [640, 480]
+    assert rec["decks"] == list(DECKS)
+    assert set(rec["places"].values()) <= {"stack", "spread"}
+    assert all(0 <= n <= 2 for n in rec["final"].values())
+    assert rec["frames"][0]["counts"] == dict.fromkeys(DECKS, 0)
+    assert rec["frames"][-1]["counts"] == rec["final"]
+    lays = [e for e in rec["events"] if e["kind"] in ("lay", "move")]
+    assert len(lays) == sum(rec["final"].values())
+    import cv2
+
+    capture = cv2.VideoCapture(str(out / "000000.avi"))
+    frames = 0
+    while capture.read()[0]:
+        frames += 1
+    assert frames == len(rec["frames"])
+
+
+def test_dataset_synth_sort_refuses_too_many_cards(tallero, tmp_path: Path) -> None:
+    r = tallero("dataset", "synth", str(tmp_path / "s"), "--kind", "sort", "--cards", "41")
+    assert r.code == 2 and r.err == "tallero: error: cards per deck must be 0-40, not 41\n"
+
+
+# -- the window's keys with a tally: a stub counter whose cards per frame the test decides
+
+# Where each stub card lies: (x, y) of its top-left corner, px, and its deck.
+SPOTS = {"a": ((10, 10), "pump"), "b": ((70, 10), "pump"), "c": ((130, 10), "carriage")}
+
+
+def stub_cards(names: str) -> Any:
+    from vision.core.cards import BACK, Cards
+
+    if not names:
+        return Cards.empty()
+    corners = []
+    for n in names:
+        (x, y), _ = SPOTS[n]
+        corners.append([[x, y], [x + 40, y], [x + 40, y + 60], [x, y + 60]])
+    k = len(names)
+    return Cards(
+        np.array(corners, np.float32),
+        np.full(k, BACK),
+        np.full(k, 0.95, np.float32),
+        deck=[SPOTS[n][1] for n in names],
+        deck_confidence=np.full(k, 0.97, np.float32),
+    )
+
+
+class StubCounter:
+    """Counts whatever ``script(frame)`` says lies in view at that frame."""
+
+    def __init__(self, script: Callable[[int], str]) -> None:
+        self.script = script
+        self.frame = 0
+        self.settings = None
+
+    def count(self, image: Any, name: str | None = None, decks: Any = None) -> Any:
+        from vision.count.result import Count
+
+        cards = stub_cards(self.script(self.frame))
+        self.frame += 1
+        return Count(name or "frame", (200, 160), cards, tuple(decks), {"name": "stub"})
+
+
+class StubScreen:
+    """Shows nothing; presses ``keys[i]`` after the i-th picture."""
+
+    def __init__(self, keys: dict[int, str]) -> None:
+        self.keys = keys
+        self.pictures: list[Any] = []
+
+    def show(self, picture: Any) -> None:
+        self.pictures.append(picture)
+
+    def key(self) -> str | None:
+        return self.keys.get(len(self.pictures) - 1)
+
+
+def tally_window(home: Path, keys: dict[int, str], still: str) -> tuple[list[str], Any]:
+    """Three cards laid one a second (pump, pump, carriage), 8 s at 10 fps through the
+    watch loop with a tally; ``still``: the cards the still count of ``d`` sees."""
+    from commands.live import RoundTaker, run_window
+    from vision.live.settings import LiveSettings
+    from vision.live.watch import Tick, Watcher
+    from vision.live.window import Panel
+
+    def script(k: int) -> str:
+        return "a" + ("b" if k >= 10 else "") + ("c" if k >= 20 else "")
+
+    tally = SortTally(DECKS)
+    watcher = Watcher(StubCounter(script), DECKS, LiveSettings(detect_every_frames=1), FPS, tally)
+    image = np.zeros((160, 200, 3), np.uint8)
+    # frames reach the tally as the window shows them, as they do live
+    ticks = (Tick(watcher.step(image, k / FPS), image, k, k / FPS, FPS) for k in range(80))
+    labels = {"pump": "Ann (pump)", "carriage": "Ben (carriage)"}
+    still_counter = StubCounter(lambda k: still)
+    taker = RoundTaker(
+        home,
+        1,
+        home / "snapshots",
+        tally,
+        lambda image: still_counter.count(image, "still", DECKS),
+        labels,
+    )
+    panel = Panel(list(labels.items()))
+    messages: list[str] = []
+    screen = StubScreen(keys)
+    original = screen.show
+
+    def show(picture: Any) -> None:
+        messages.append(panel.message)
+        original(picture)
+
+    screen.show = show  # type: ignore[method-assign]
+    run_window(ticks, screen, taker, panel)
+    return messages, tally
+
+
+def test_u_undoes_exactly_the_last_card_and_the_evidence_keeps_the_undo(tallero, home) -> None:
+    assert tallero("game", "new", *SEATS).code == 0
+    # u at 4 s undoes the carriage card; d takes the tally (pump 2) beside a still count that
+    # sees pump 2 and no carriage card (the still agrees); c commits
+    messages, tally = tally_window(home, {40: "u", 50: "d", 51: "c"}, still="ab")
+    undo_at = messages[41]
+    assert undo_at == "undone: card 3 (carriage)"
+    assert tally.counts() == {"pump": 2, "carriage": 0, "plow": 0, "pail": 0}
+    assert messages[51] == "Dutch tally taken; the still photo agrees"
+    assert messages[52] == "round 1 committed with its evidence"
+    rev = tallero("history", "1", "--json").json()["revisions"][0]
+    assert rev["players"]["Ann"]["dutch"] == 2 and rev["players"]["Ben"]["dutch"] == 0
+    from scoring.ledger import Ledger
+
+    with Ledger.open(home) as ledger:
+        (evidence,) = ledger.history(1, 1)[0].evidence
+    events = evidence.detections["tally"]["events"]
+    assert evidence.detections["tally"]["counts"]["pump"] == 2
+    assert [(e["event"], e["deck"], e["card"]) for e in events] == [
+        ("counted", "pump", 1),
+        ("counted", "pump", 2),
+        ("counted", "carriage", 3),
+        ("undone", "carriage", 3),
+    ]
+    # ByteTrack confirms a track that starts after the first frame one frame late
+    assert [e["frame"] for e in events] == [10, 21, 31, 40]
+    assert events[3]["undone_frame"] == 31
+
+
+def test_a_tally_the_still_count_does_not_reach_is_flagged_until_accepted(tallero, home) -> None:
+    assert tallero("game", "new", *SEATS).code == 0
+    # the still count sees only one pump card and no carriage card: both differ
+    messages, _ = tally_window(home, {50: "d", 51: "c", 52: "a", 53: "c"}, still="a")
+    assert messages[51] == "Dutch tally taken; 2 difference(s) to look at (a)"
+    assert messages[52].startswith(
+        "not committed: Ann (pump): tally 2, still photo 1: look at the spread; "
+        "Ben (carriage): tally 1, still photo 0: look at the spread."
+    )
+    assert messages[53] == "flagged cards accepted"
+    assert messages[54] == "round 1 committed with its evidence"
+    rev = tallero("history", "1", "--json").json()["revisions"][0]
+    assert rev["players"]["Ann"]["dutch"] == 2 and rev["players"]["Ben"]["dutch"] == 1
+    assert rev["reason"].startswith("accepted: Ann (pump): tally 2, still photo 1")
+
+
+def test_u_with_nothing_counted_says_so(home) -> None:
+    messages, tally = tally_window(home, {3: "u", 12: "u", 13: "u"}, still="")
+    assert messages[4] == "no card to undo"
+    assert messages[13] == "undone: card 1 (pump)"
+    assert messages[14] == "no card to undo"
+    assert [e.kind for e in tally.events] == [COUNTED, UNDONE, COUNTED, COUNTED]

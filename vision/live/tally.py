@@ -61,7 +61,13 @@ class TallySettings:
         gap_s: a known card unseen this long (a hand over it) is only that card again
             within ``restack_tolerance``.
         restack_tolerance: a resting card whose outline (median over its rest) is this close
-            to a known card is that card, not a new one on top of it.
+            to a known card is that card, not a new one on top of it; a known card whose
+            sightings over the last ``settle_s`` (spanning at least ``restack_span`` of it)
+            agree on an outline further off than this has a new card on top of it.
+        min_aspect, max_aspect: a sighting counts only with a whole card's proportions
+            (long side / short side; a card is 1.55) ...
+        size_tolerance: ... and a long side within this share of the usual one (the median
+            of the last ``size_memory`` sightings): a sliver of a covered card is no card.
         vanish_s: a counted card unseen this long with no newer card over it was picked up.
         move_within_s: a card of its deck landing this soon after a picked-up card was last
             seen is that card, moved.
@@ -79,6 +85,11 @@ class TallySettings:
     present_tolerance: float = 0.16
     gap_s: float = 0.25
     restack_tolerance: float = 0.03
+    restack_span: float = 0.7
+    min_aspect: float = 1.3
+    max_aspect: float = 1.85
+    size_tolerance: float = 0.35
+    size_memory: int = 200
     vanish_s: float = 0.5
     move_within_s: float = 4.0
     forget_s: float = 3.0
@@ -217,10 +228,14 @@ class Place:
     last_s: float  # last seen where it lies (within place_tolerance, or restack after a gap)
     frame: int
     state: str = COUNTED
-    present_s: float = 0.0  # last seen at least roughly where it lies (place_tolerance)
+    present_s: float = 0.0  # last seen at least roughly where it lies (present_tolerance)
+    # its sightings of the last settle_s: (time s, outline px, deck, naming confidence)
+    recent: list[tuple[float, Array, str | None, float]] = field(default_factory=list)
+    counted_s: float = 0.0  # when the tally took it
 
     def __post_init__(self) -> None:
         self.present_s = max(self.present_s, self.last_s)
+        self.counted_s = max(self.counted_s, self.last_s)
 
     def deck(self) -> str:
         return max(self.votes, key=lambda d: self.votes[d])
@@ -243,6 +258,7 @@ class SortTally:
         self.events: list[TallyEvent] = []
         self._numbered = 0
         self._rest_ids = 0
+        self._sizes: list[float] = []  # long sides of the whole cards seen lately (px)
 
     # -- reading frames --------------------------------------------------------------
 
@@ -253,17 +269,20 @@ class SortTally:
             s if s.deck is None or s.deck in self.decks else Sighting(s.track, s.outline, None)
             for s in sightings
         ]
+        sightings = [s for s in sightings if self._whole(s.outline)]
         known = self._known(t, sightings)
         for k, s in enumerate(sightings):
-            place, exact = known[k]
-            if place is not None and exact:
+            place = known[k]
+            if place is not None:
                 place.last_s = t
-                place.outline = 0.8 * place.outline + 0.2 * np.asarray(s.outline, np.float64)
+                place.recent.append((t, np.asarray(s.outline, np.float64), s.deck, s.confidence))
                 rest_id = self._resting_on.get(s.track)
                 if rest_id is not None:  # it was this card resting, not a new one
                     self._drop(self.rests[rest_id])
                 continue
             self._rest(t, s)
+        for place in list(self.places):
+            self._restacked(t, frame, place)
         for rest in sorted(self.rests.values(), key=lambda r: r.first_s):
             if rest.id not in self.rests:
                 continue  # counted above, as covered
@@ -279,12 +298,56 @@ class SortTally:
             self._drop(rest)
         return self.events[before:]
 
-    def _known(self, t: float, sightings: list[Sighting]) -> list[tuple[Place | None, bool]]:
-        """Per sighting, the known card at its place, if any, and whether the sighting is
-        that card (``False``: after a gap, a card close to it but not within
-        ``restack_tolerance``, which may be a new card on top of it). Each known card is
-        one sighting's at most, the closest first. A known card is still there when its
-        sighting is, or when a sighting that is no other card lies within
+    def _whole(self, outline: Array) -> bool:
+        """Whether an outline has a whole card's shape: its sides in a card's proportion,
+        its long side near the usual one (a sliver of a covered card is left out)."""
+        q = np.asarray(outline, np.float64)
+        a, b = float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[2] - q[1]))
+        long, short = max(a, b), max(min(a, b), 1e-6)
+        if not self.settings.min_aspect <= long / short <= self.settings.max_aspect:
+            return False
+        self._sizes.append(long)
+        del self._sizes[: -self.settings.size_memory]
+        usual = float(np.median(self._sizes))
+        return len(self._sizes) < 10 or abs(long / usual - 1) <= self.settings.size_tolerance
+
+    def _restacked(self, t: float, frame: int, place: Place) -> None:
+        """Follow a known card's outline over its last ``settle_s`` of sightings: the same
+        card (drifting with the camera), or a new card laid on it that stays: the
+        sightings agree with each other, and lie more than ``restack_tolerance`` off it."""
+        st = self.settings
+        place.recent = [r for r in place.recent if t - r[0] <= st.settle_s + 1e-9]
+        if len(place.recent) < st.min_hits or place.recent[-1][0] != t:
+            return
+        if t - place.recent[0][0] < st.settle_s * st.restack_span - 1e-9:
+            return
+        median: Array = np.median(np.stack([r[1] for r in place.recent]), axis=0)
+        scale = long_side(median)
+        if outline_distance(median, place.outline) / scale <= st.restack_tolerance:
+            off = [outline_distance(r[1], place.outline) / scale for r in place.recent]
+            if np.mean(np.array(off) <= st.restack_tolerance) >= 0.8:
+                place.outline = median  # the same card, followed as the camera drifts
+            return
+        spread = np.median([outline_distance(r[1], median) / scale for r in place.recent])
+        first = place.recent[0][0]
+        if spread > st.restack_tolerance or self._is_place(median, since_s=first):
+            return
+        votes: dict[str, float] = {}
+        for _, _, deck, conf in place.recent:
+            if deck is not None:
+                votes[deck] = votes.get(deck, 0.0) + conf
+        if not votes:
+            return
+        place.recent = []
+        for rest in list(self.rests.values()):  # the same card, seen resting on its own
+            if outline_distance(rest.outline(), median) / scale <= st.place_tolerance:
+                self._drop(rest)
+        self._count(t, frame, median, votes, first, t)
+
+    def _known(self, t: float, sightings: list[Sighting]) -> list[Place | None]:
+        """Per sighting, the known card at its place (within ``place_tolerance``), if any.
+        Each known card is one sighting's at most, the closest first. A known card is still
+        there when its sighting is, or when a sighting that is no other card lies within
         ``present_tolerance`` of it."""
         st = self.settings
         live = [p for p in self.places if p.state != MOVED]
@@ -297,18 +360,16 @@ class SortTally:
                     near[k].append((d, j))
                 if d <= st.place_tolerance:
                     pairs.append((d, k, j))
-        out: list[tuple[Place | None, bool]] = [(None, False)] * len(sightings)
+        out: list[Place | None] = [None] * len(sightings)
         taken: set[int] = set()
-        for d, k, j in sorted(pairs):
-            if out[k][0] is not None or j in taken:
+        for _, k, j in sorted(pairs):
+            if out[k] is not None or j in taken:
                 continue
             taken.add(j)
-            p = live[j]
-            exact = t - p.last_s <= st.gap_s or d <= st.restack_tolerance
-            out[k] = (p, exact)
+            out[k] = live[j]
         for k in range(len(sightings)):
-            place, exact = out[k]
-            if place is not None and exact:
+            place = out[k]
+            if place is not None:
                 place.present_s = t
             else:
                 for _, j in near[k]:
@@ -369,6 +430,8 @@ class SortTally:
             ):
                 p.last_s, p.present_s, p.outline = t, t, outline  # that card again
                 return
+        if self._is_place(outline, since_s=rest.first_s):
+            return  # taken already, from the sightings of the card it lies on
         moved = self._moved_from(rest, outline)
         if moved is not None:
             moved.state = MOVED
@@ -413,14 +476,20 @@ class SortTally:
                 return p
         return None
 
-    def _is_place(self, outline: Array) -> bool:
-        """Whether a known card lies at ``outline`` (within ``restack_tolerance``)."""
+    def _is_place(self, outline: Array, since_s: float | None = None) -> bool:
+        """Whether a known card lies at ``outline`` (within ``restack_tolerance``; or, for
+        one taken since ``since_s``, within ``place_tolerance``: the same landing)."""
+        st = self.settings
         scale = long_side(outline)
-        return any(
-            p.state != MOVED
-            and outline_distance(p.outline, outline) / scale <= self.settings.restack_tolerance
-            for p in self.places
-        )
+        for p in self.places:
+            if p.state == MOVED:
+                continue
+            d = outline_distance(p.outline, outline) / scale
+            if d <= st.restack_tolerance:
+                return True
+            if since_s is not None and p.counted_s >= since_s and d <= st.place_tolerance:
+                return True
+        return False
 
     def _is_covered(self, place: Place) -> bool:
         """Whether a card that landed after ``place`` lies on it."""

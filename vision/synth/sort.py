@@ -46,7 +46,8 @@ SORT_JPEG_QUALITY = 85
 class SortOptions:
     """A set of sort clips: seed, decks (4, 8 or None for both), at most ``max_cards`` of
     each deck (each deck draws 0 to that many), frame rate, art, how often a card is moved
-    or taken back (share of cards)."""
+    or taken back (share of cards), and how long the table lies still before the first card
+    and after the last (s)."""
 
     seed: int
     decks: int | None = None
@@ -55,6 +56,8 @@ class SortOptions:
     art: str = "standin"
     move_share: float = 0.06
     take_back_share: float = 0.04
+    lead_s: float = 1.0
+    tail_s: float = 1.5
 
     def check(self) -> None:
         """ValueError for options out of range."""
@@ -211,7 +214,7 @@ def make_sort(opts: SortOptions, index: int, sink: Callable[[np.ndarray], None])
         for _ in range(n):
             add(base, False)
 
-    rest(table, int(fps))
+    rest(table, int(round(opts.lead_s * fps)))
     for card, how in lays:
         deck = cards[card]
         place = places[deck]
@@ -254,7 +257,7 @@ def make_sort(opts: SortOptions, index: int, sink: Callable[[np.ndarray], None])
         rest(table, hold)
         walk_away(table, target, leave)
         rest(table, int(r_hand.integers(0, max(1, int(0.3 * fps)) + 1)))
-    rest(table, int(1.5 * fps))
+    rest(table, int(round(opts.tail_s * fps)))
 
     return {
         "kind": "sort",
