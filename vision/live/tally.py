@@ -6,15 +6,17 @@ card covers it. `SortTally` remembers each card seen land as a *place* (its outl
 table and its deck) and counts the places. It reads the backs of each counted frame, each
 with the track ByteTrack gave it (`vision.live.tracking`):
 
-- a track that rests at one place (its outline within ``rest_tolerance`` of where it came
-  to rest) for ``settle_s`` with ``min_hits`` sightings becomes a place and is counted; a
-  card laid down and taken back sooner never counts;
+- only sightings with a whole card's shape count (a sliver of a covered card is left out);
+- a sighting within ``place_tolerance`` of a known place is that place's (one a place, the
+  closest first); the others rest with their track;
+- a track that rests at one place (within ``rest_tolerance`` of where it came to rest) for
+  ``settle_s`` with ``min_hits`` sightings becomes a place and is counted, unless it is a
+  known place again; a card laid down and taken back sooner never counts;
 - a resting card covered by a newer card before ``settle_s`` still counts, if it rested
-  ``min_rest_s``;
-- a sighting at a known place (within ``place_tolerance``) is that card again, never a new
-  one; after the place went unseen for ``gap_s`` (a hand came over) only a sighting within
-  ``restack_tolerance`` is, so a card laid on top of a card of its own deck at almost the
-  same place counts when its outline differs by more than that;
+  ``min_rest_s`` and the newer card came within ``cover_gap_s`` of its last sighting;
+- a known place whose sightings of the last ``settle_s`` agree on an outline more than
+  ``restack_tolerance`` off it has a new card on top (a card laid on one of its deck at
+  almost the same place);
 - a counted card that goes unseen, with no newer card over its place, and a card of its
   deck that lands within ``move_within_s`` of its last sighting: the card was moved, and
   counts once;
@@ -30,79 +32,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import cv2
 import numpy as np
 
+from vision.core.geometry import covered_share, long_side, outline_distance
 from vision.core.types import Array
+from vision.live.settings import TallySettings
+
+__all__ = [
+    "Sighting",
+    "SortTally",
+    "TallyEvent",
+    "TallySettings",
+    "outline_distance",
+    "tally_differences",
+]
 
 COUNTED = "counted"
 MOVED = "moved"
 UNDONE = "undone"
-
-
-@dataclass(frozen=True)
-class TallySettings:
-    """When a card laid down counts; times in seconds of the picture's clock, tolerances as a
-    share of the card's long side.
-
-    Attributes:
-        settle_s: a card resting at one place this long counts (a card laid down and taken
-            back sooner does not).
-        min_hits: sightings needed in that rest.
-        min_rest_s: a resting card covered by a newer card counts if it rested this long ...
-        cover_min_hits: ... and was seen this many times at rest.
-        cover_share: share of a card's outline a newer card must lie on to cover it.
-        cover_gap_s: the newer card must appear at most this long after the covered card was
-            last seen (a card taken away earlier is not covered by the next one).
-        rest_tolerance: a sighting this close to where its track came to rest is still at rest.
-        place_tolerance: a sighting this close to a known card is that card (one sighting a
-            card, the closest).
-        present_tolerance: a sighting this close to a known card shows it is still there.
-        gap_s: a known card unseen this long (a hand over it) is only that card again
-            within ``restack_tolerance``.
-        restack_tolerance: a resting card whose outline (median over its rest) is this close
-            to a known card is that card, not a new one on top of it; a known card whose
-            sightings over the last ``settle_s`` (spanning at least ``restack_span`` of it)
-            agree on an outline further off than this has a new card on top of it.
-        min_aspect, max_aspect: a sighting counts only with a whole card's proportions
-            (long side / short side; a card is 1.55) ...
-        size_tolerance: ... and a long side within this share of the usual one (the median
-            of the last ``size_memory`` sightings): a sliver of a covered card is no card.
-        vanish_s: a counted card unseen this long with no newer card over it was picked up.
-        move_within_s: a card of its deck landing this soon after a picked-up card was last
-            seen is that card, moved.
-        forget_s: a track unseen this long is forgotten.
-    """
-
-    settle_s: float = 1.0
-    min_hits: int = 3
-    min_rest_s: float = 0.3
-    cover_min_hits: int = 2
-    cover_share: float = 0.25
-    cover_gap_s: float = 0.6
-    rest_tolerance: float = 0.1
-    place_tolerance: float = 0.08
-    present_tolerance: float = 0.16
-    gap_s: float = 0.25
-    restack_tolerance: float = 0.03
-    restack_span: float = 0.7
-    min_aspect: float = 1.3
-    max_aspect: float = 1.85
-    size_tolerance: float = 0.35
-    size_memory: int = 200
-    vanish_s: float = 0.5
-    move_within_s: float = 4.0
-    forget_s: float = 3.0
-
-    def __post_init__(self) -> None:
-        if self.min_hits < 1 or self.cover_min_hits < 1:
-            raise ValueError("min_hits and cover_min_hits must be at least 1")
-        if not 0 <= self.min_rest_s <= self.settle_s:
-            raise ValueError("min_rest_s must be in [0, settle_s]")
-        if not 0 < self.cover_share <= 1:
-            raise ValueError("cover_share must be in (0, 1]")
-        if not 0 < self.restack_tolerance <= self.place_tolerance <= self.present_tolerance:
-            raise ValueError("tolerances must satisfy 0 < restack <= place <= present")
 
 
 @dataclass(frozen=True)
@@ -157,34 +104,6 @@ class TallyEvent:
         if self.undone_frame is not None:
             out["undone_frame"] = self.undone_frame
         return out
-
-
-def long_side(outline: Array) -> float:
-    """The long side of a card's outline (px)."""
-    q = np.asarray(outline, np.float64)
-    return max(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[2] - q[1])), 1.0)
-
-
-def outline_distance(a: Array, b: Array) -> float:
-    """Mean distance (px) between the corners of two card outlines, the card turned half a
-    turn or not (a canonical order may start at either short edge)."""
-    qa, qb = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return float(
-        min(
-            np.linalg.norm(qa - qb, axis=1).mean(),
-            np.linalg.norm(qa - np.roll(qb, 2, axis=0), axis=1).mean(),
-        )
-    )
-
-
-def covered_share(below: Array, above: Array) -> float:
-    """Share of ``below``'s outline that ``above`` lies on."""
-    b32, a32 = np.asarray(below, np.float32), np.asarray(above, np.float32)
-    area = abs(cv2.contourArea(b32))
-    if area <= 0:
-        return 0.0
-    inter, _ = cv2.intersectConvexConvex(b32, a32)
-    return float(inter / area)
 
 
 @dataclass
