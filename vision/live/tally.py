@@ -242,6 +242,9 @@ class SortTally:
             return
         median: Array = np.median(np.stack([r[1] for r in place.recent]), axis=0)
         scale = long_side(median)
+        if t - place.counted_s <= 2 * st.settle_s:
+            place.outline = median  # settling in: where it lies once the hand has gone
+            return
         if outline_distance(median, place.outline) / scale <= st.restack_tolerance:
             off = [outline_distance(r[1], place.outline) / scale for r in place.recent]
             if np.mean(np.array(off) <= st.restack_tolerance) >= 0.8:
