@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 import time
 from collections.abc import Iterable
@@ -15,9 +16,14 @@ from commands.app import JsonOpt, ModelOpt, ProfileOpt, ThreadsOpt, app, emit_js
 from scoring.errors import LedgerError, TalleroError, UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from vision.count.result import Count
+    from vision.live.tally import SortTally
     from vision.live.watch import Event, Tick
     from vision.live.window import Panel
+
+FLASH_S = 1.0  # a card just counted flashes this long (s of the picture's clock)
 
 
 class NoDisplay(TalleroError):
@@ -37,6 +43,31 @@ class Taken:
 
 
 @dataclass(frozen=True)
+class TallyTaken:
+    """The tally taken as the Dutch counts (``d`` with ``--tally``), beside the still count
+    of the finished spread on the frame it was taken on.
+
+    Attributes:
+        counts: the tally per deck.
+        still: the still count of the frame.
+        image: the frame (BGR).
+        events: the tally's events so far (counted, moved, undone), as printed.
+        differences: where the two disagree beyond the still count's range (flagged).
+    """
+
+    counts: dict[str, int]
+    still: Count
+    image: Any
+    events: list[dict[str, Any]]
+    differences: tuple[str, ...]
+
+    def detections(self) -> dict[str, Any]:
+        """The evidence's detections: the still count's cards, the tally and its events
+        (every undo with the frame whose card it took back)."""
+        return {**self.still.to_json(), "tally": {"counts": self.counts, "events": self.events}}
+
+
+@dataclass(frozen=True)
 class Reply:
     """What a key did: a line for the panel, whether it is a problem, whether to quit."""
 
@@ -50,25 +81,55 @@ class RoundTaker:
     flagged cards (``a``), commit the round (``c``, as ``score --commit``), save a snapshot
     (``s``), quit (``q``). Nothing is committed without ``c``.
 
+    With a ``tally`` (``watch --tally``), ``d`` takes the tally as the Dutch counts and
+    counts the frame as a still photo with ``count_still``: where the two disagree beyond
+    the still count's range the round needs ``a`` before ``c``; ``u`` undoes the last card
+    counted.
+
     Args:
         home: Tallero's home (ledger, evidence).
         game_id: the game the round belongs to (``None``: no game, ``c`` says so).
         snapshots: folder for ``s``.
+        tally: the tally while sorting, if any.
+        count_still: counts one frame as a still photo (needed with ``tally``).
+        labels: deck -> how the panel names it (``Ann (pump)``).
     """
 
-    def __init__(self, home: Path, game_id: int | None, snapshots: Path) -> None:
+    def __init__(
+        self,
+        home: Path,
+        game_id: int | None,
+        snapshots: Path,
+        tally: SortTally | None = None,
+        count_still: Callable[[Any], Count] | None = None,
+        labels: dict[str, str] | None = None,
+    ) -> None:
         self.home = home
         self.game_id = game_id
         self.snapshots = snapshots
-        self.dutch: Taken | None = None
+        self.dutch: Taken | TallyTaken | None = None
         self.blitz: Taken | None = None
         self.accept = False
+        self.tally = tally
+        self.count_still = count_still
+        self.labels = labels or {}
 
     def taken_lines(self) -> list[str]:
         """The counts taken so far, for the panel."""
         out = []
+        if isinstance(self.dutch, TallyTaken):
+            counts = ", ".join(f"{d} {n}" for d, n in self.dutch.counts.items() if n)
+            out.append(f"Dutch (tally): {counts or 'no cards'}")
+            still = self.dutch.still
+            seen = ", ".join(
+                f"{d} {n}" if still.ranges.get(d, (n, n)) == (n, n) else f"{d} {n}?"
+                for d, n in still.counts.items()
+                if n or d in self.dutch.counts
+            )
+            out.append(f"still photo: {seen or 'no cards'}")
+            out += [f"FLAG {line}" for line in self.dutch.differences]
         for label, taken in (("Dutch", self.dutch), ("Blitz", self.blitz)):
-            if taken is not None:
+            if isinstance(taken, Taken):
                 counts = ", ".join(f"{d} {n}" for d, n in taken.count.counts.items() if n)
                 out.append(f"{label}: {counts or 'no cards'}")
         if self.accept:
@@ -79,10 +140,22 @@ class RoundTaker:
         """Do what ``key`` asks with the table of ``tick``; ``None`` for other keys."""
         if key == "q":
             return Reply("bye", quit=True)
+        if key == "u" and self.tally is not None:
+            undone = self.tally.undo(tick.t, tick.frame)
+            if undone is None:
+                return Reply("no card to undo", error=True)
+            self.dutch = None if isinstance(self.dutch, TallyTaken) else self.dutch
+            return Reply(f"undone: card {undone.card} ({undone.deck})")
         if key in ("d", "b"):
             label = "Dutch" if key == "d" else "Blitz"
             if not tick.view.steady:
                 return Reply(f"wait for STEADY to take the {label} count", error=True)
+            if key == "d" and self.tally is not None:
+                self.dutch = self.take_tally(tick)
+                flagged = len(self.dutch.differences)
+                if flagged:
+                    return Reply(f"Dutch tally taken; {flagged} difference(s) to look at (a)", True)
+                return Reply("Dutch tally taken; the still photo agrees")
             taken = Taken(tick.view.count, tick.image)
             if key == "d":
                 self.dutch = taken
@@ -102,6 +175,18 @@ class RoundTaker:
             return Reply(f"snapshot {self.snapshot(tick, picture)}")
         return None
 
+    def take_tally(self, tick: Tick) -> TallyTaken:
+        """The tally as the Dutch counts, beside the still count of ``tick``'s frame."""
+        from vision.live.tally import tally_differences
+
+        if self.tally is None or self.count_still is None:
+            raise UsageError("no tally to take")
+        counts = self.tally.counts()
+        still = self.count_still(tick.image)
+        differences = tally_differences(counts, still.counts, still.ranges, self.labels)
+        events = [e.to_json() for e in self.tally.events]
+        return TallyTaken(counts, still, tick.image, events, tuple(differences))
+
     def snapshot(self, tick: Tick, picture: Any = None) -> Path:
         """Write the window's picture (or the frame) to the snapshots folder."""
         import cv2
@@ -120,7 +205,7 @@ class RoundTaker:
         from scoring.evidence import Photo, commit_photo_round
         from scoring.ledger import Ledger
         from scoring.rules import build_round
-        from scoring.tally import round_from_tallies
+        from scoring.tally import Tally, round_from_tallies
         from vision.count.tally import tally_of
 
         if self.game_id is None:
@@ -130,7 +215,16 @@ class RoundTaker:
         with Ledger.open(self.home) as ledger, tempfile.TemporaryDirectory() as tmp:
             g = ledger.game(self.game_id)
             blitz = tally_of(self.blitz.count) if self.blitz is not None else None
-            result = round_from_tallies(g.setup, tally_of(self.dutch.count), blitz)
+            if isinstance(self.dutch, TallyTaken):
+                # the tally is one number a deck; where the still photo disagrees beyond its
+                # range, a person looks (a) before the round is committed
+                result = round_from_tallies(g.setup, Tally(self.dutch.counts), blitz)
+                problems = result.problems + tuple(
+                    f"{line}: look at the spread" for line in self.dutch.differences
+                )
+                result = dataclasses.replace(result, problems=problems)
+            else:
+                result = round_from_tallies(g.setup, tally_of(self.dutch.count), blitz)
             counts = build_round(g.setup.players, result.dutch, result.blitz)
             photos = []
             for role, taken in (("dutch", self.dutch), ("blitz", self.blitz)):
@@ -139,7 +233,8 @@ class RoundTaker:
                 path = Path(tmp) / f"watch-{role}.png"  # lossless: the frame as counted
                 if not cv2.imwrite(str(path), taken.image):
                     raise UsageError(f"cannot write {path}")
-                model = str(taken.count.model.get("name", ""))
+                count = taken.still if isinstance(taken, TallyTaken) else taken.count
+                model = str(count.model.get("name", ""))
                 photos.append(Photo(role, path, taken.detections(), model))
             number = commit_photo_round(
                 ledger, self.home, g.id, counts, result, photos, self.accept, False, None
@@ -176,6 +271,8 @@ def run_window(events: Iterable[Event], screen: Screen, taker: RoundTaker, panel
                 panel.message, panel.error = "", False
             fault = ""
         panel.taken = taker.taken_lines()
+        if taker.tally is not None:
+            tally_panel(taker.tally, panel, tick.t, taker.labels)
         picture = draw_window(tick, panel)
         screen.show(picture)
         key = screen.key()
@@ -184,6 +281,23 @@ def run_window(events: Iterable[Event], screen: Screen, taker: RoundTaker, panel
             if reply.quit:
                 return
             panel.message, panel.error = reply.message, reply.error
+
+
+def tally_panel(tally: SortTally, panel: Panel, t: float, labels: dict[str, str]) -> None:
+    """The panel's tally lines (one per player) and the cards counted in the last
+    ``FLASH_S`` to flash, with their deck."""
+    from vision.live.tally import COUNTED, MOVED
+
+    counts = tally.counts()
+    panel.tally = [f"{label}: {counts.get(deck, 0)}" for deck, label in panel.rows]
+    panel.flash = []
+    for event in reversed(tally.events):
+        if t - event.t > FLASH_S:
+            break
+        outline = tally.outline_of(event.card)
+        if event.kind in (COUNTED, MOVED) and outline is not None:
+            sign = "+1" if event.kind == COUNTED else "moved"
+            panel.flash.append((f"{sign} {labels.get(event.deck, event.deck)}", outline))
 
 
 def _game(game: int | None) -> tuple[int | None, list[tuple[str, str]]]:
@@ -224,11 +338,19 @@ def watch(
     ] = None,
     model: ModelOpt = None,
     threads: ThreadsOpt = None,
+    tally: Annotated[
+        bool,
+        typer.Option(
+            "--tally",
+            help="Also count each card as it is laid down while sorting (u undoes the last).",
+        ),
+    ] = False,
 ) -> None:
     """Watch the table live: every card outlined, steady counts per player, keys to score."""
     from scoring.home import tallero_home
     from vision.live.settings import LiveSettings
     from vision.live.sources import Recorder, open_source, parse_size
+    from vision.live.tally import SortTally
     from vision.live.watch import JsonLines, Watcher, watch_events
     from vision.live.window import HighguiWindow, Panel, has_display
 
@@ -250,11 +372,12 @@ def watch(
             "backs) or pick their profile with --profile"
         )
     decks = tuple(d for d, _ in rows) or counter.decks
-    watcher = Watcher(counter, decks, settings, fps=src.fps)
+    sort_tally = SortTally(decks) if tally else None
+    watcher = Watcher(counter, decks, settings, fps=src.fps, tally=sort_tally)
     recorder = Recorder(record) if record is not None else None
     events = watch_events(src, watcher, max_frames, recorder)
     if as_json:
-        lines = JsonLines(settings.json_every_s)
+        lines = JsonLines(settings.json_every_s, sort_tally)
         for event in events:
             out = lines.line(event)
             if out is not None:
@@ -264,7 +387,15 @@ def watch(
     home = tallero_home()
     window = HighguiWindow()
     try:
-        taker = RoundTaker(home, game_id, home / "snapshots")
+        labels = dict(rows) or {d: d for d in decks}
+        taker = RoundTaker(
+            home,
+            game_id,
+            home / "snapshots",
+            sort_tally,
+            lambda image: counter.count(image, name="still", decks=decks),
+            labels,
+        )
         run_window(events, window, taker, Panel(rows or [(d, d) for d in decks]))
     finally:
         window.close()

@@ -313,7 +313,7 @@ def eval_(
         typer.Argument(
             help="A labelled synthetic set (images/, truth/) or a folder of real photos "
             "with Pascal VOC boxes (NAME.jpg beside NAME.xml), or of clips (NAME.avi "
-            "beside NAME.json, from dataset synth --kind video)."
+            "beside NAME.json, from dataset synth --kind video or sort)."
         ),
     ],
     model: ModelOpt = None,
@@ -340,8 +340,23 @@ def eval_(
     from vision.evaluate.metrics import evaluate_dir, format_table
     from vision.evaluate.photos import evaluate_photos, format_photo_table, is_voc_folder
     from vision.evaluate.rounds import evaluate_rounds, format_rounds, is_round_folder
+    from vision.evaluate.sort import evaluate_sorts, format_sort_table, is_sort_folder
     from vision.evaluate.video import clip_files, evaluate_clips, format_video_table
 
+    if directory.is_dir() and is_sort_folder(directory):
+        live = make_counter(model, None, profile, threads, live=True)
+        still = make_counter(model, None, profile, threads)
+
+        def sort_progress(done: int, total: int) -> None:
+            if not as_json:
+                typer.echo(f"  {done}/{total} sort clips", err=True)
+
+        sorts = evaluate_sorts(directory, live, still, limit=limit, progress=sort_progress)
+        if as_json:
+            emit_json({**sorts.to_json(), "model": live.model_info})
+        else:
+            typer.echo(format_sort_table(sorts))
+        return
     if directory.is_dir() and clip_files(directory):
         live = make_counter(model, None, profile, threads, live=True)
         single = make_counter(model, None, profile, threads)

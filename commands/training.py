@@ -21,8 +21,10 @@ def dataset_synth(
         typer.Option(
             "--kind",
             help="sorted, blitz, piles, layout, hard, mixed, round (three photos of one "
-            "round: its piles, its sorted Dutch cards, its Blitz leftovers) or video "
-            "(webcam clips, --seconds and --fps, with the truth of every frame).",
+            "round: its piles, its sorted Dutch cards, its Blitz leftovers), video "
+            "(webcam clips, --seconds and --fps, with the truth of every frame) or sort "
+            "(webcam clips of the cards sorted back to their owners, one at a time, "
+            "--cards and --fps).",
         ),
     ] = "mixed",
     min_visible: Annotated[
@@ -50,8 +52,14 @@ def dataset_synth(
         float, typer.Option("--seconds", help="Video only: length of each clip (2-60 s).")
     ] = 6.0,
     fps: Annotated[
-        float, typer.Option("--fps", help="Video only: frames a second of each clip (5-60).")
-    ] = 15.0,
+        float | None,
+        typer.Option(
+            "--fps", help="Video and sort: frames a second of each clip (5-60; 15, sort 10)."
+        ),
+    ] = None,
+    cards: Annotated[
+        int, typer.Option("--cards", help="Sort only: each deck lays 0 to this many (0-40).")
+    ] = 40,
 ) -> None:
     """Write synthetic table photos with OBB labels and per-image truth JSON (or, with
     --kind video, webcam clips with the truth of every frame)."""
@@ -66,11 +74,25 @@ def dataset_synth(
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} exists and is not a folder")
     t0 = time.perf_counter()
+    if kind == "sort":
+        from vision.synth.sort import SortOptions, synthesize_sorts
+
+        try:
+            sort = SortOptions(seed, decks=decks, max_cards=cards, fps=fps or 10.0, art=art)
+            sort.check()
+            for i in range(start, start + n):
+                synthesize_sorts(out, 1, sort, start=i)
+                if not quiet:
+                    typer.echo(f"  clip {i - start + 1}/{n}", err=True)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        typer.echo(f"{n} sort clips in {time.perf_counter() - t0:.1f} s -> {out}")
+        return
     if kind == "video":
         from vision.synth.video import ClipOptions, synthesize_clips
 
         try:
-            opts = ClipOptions(seed, decks=decks, seconds=seconds, fps=fps, art=art)
+            opts = ClipOptions(seed, decks=decks, seconds=seconds, fps=fps or 15.0, art=art)
             opts.check()
             for i in range(start, start + n):
                 synthesize_clips(out, 1, opts, start=i)

@@ -111,3 +111,31 @@ def widened(corners: np.ndarray, margin: float) -> np.ndarray:
     centres = corners.mean(axis=1, keepdims=True)
     grown: np.ndarray = (centres + (corners - centres) * np.float32(margin)).astype(np.float32)
     return grown
+
+
+def long_side(outline: np.ndarray) -> float:
+    """The long side of a card's outline (px)."""
+    q = np.asarray(outline, np.float64)
+    return max(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[2] - q[1])), 1.0)
+
+
+def outline_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean distance (px) between the corners of two card outlines, the card turned half a
+    turn or not (a canonical order may start at either short edge)."""
+    qa, qb = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(
+        min(
+            np.linalg.norm(qa - qb, axis=1).mean(),
+            np.linalg.norm(qa - np.roll(qb, 2, axis=0), axis=1).mean(),
+        )
+    )
+
+
+def covered_share(below: np.ndarray, above: np.ndarray) -> float:
+    """Share of ``below``'s outline that ``above`` lies on."""
+    b32, a32 = np.asarray(below, np.float32), np.asarray(above, np.float32)
+    area = abs(cv2.contourArea(b32))
+    if area <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(b32, a32)
+    return float(inter / area)

@@ -61,3 +61,68 @@ class LiveSettings:
             raise ValueError("gone_after_s must be at least miss_grace_s")
         if not 0 <= self.track_low_confidence <= self.track_high_confidence <= 1:
             raise ValueError("track confidences must satisfy 0 <= low <= high <= 1")
+
+
+@dataclass(frozen=True)
+class TallySettings:
+    """When a card laid down counts; times in seconds of the picture's clock, tolerances as a
+    share of the card's long side.
+
+    Attributes:
+        settle_s: a card resting at one place this long counts (a card laid down and taken
+            back sooner does not).
+        min_hits: sightings needed in that rest.
+        min_rest_s: a resting card covered by a newer card counts if it rested this long ...
+        cover_min_hits: ... and was seen this many times at rest.
+        cover_share: share of a card's outline a newer card must lie on to cover it.
+        cover_gap_s: the newer card must appear at most this long after the covered card was
+            last seen (a card taken away earlier is not covered by the next one).
+        rest_tolerance: a sighting this close to where its track came to rest is still at rest.
+        place_tolerance: a sighting this close to a known card is that card (one sighting a
+            card, the closest).
+        present_tolerance: a sighting this close to a known card shows it is still there.
+        gap_s: a known card unseen this long (a hand over it) is only that card again
+            within ``restack_tolerance``.
+        restack_tolerance: a resting card whose outline (median over its rest) is this close
+            to a known card is that card, not a new one on top of it; a known card whose
+            sightings over the last ``settle_s`` (spanning at least ``restack_span`` of it)
+            agree on an outline further off than this has a new card on top of it.
+        min_aspect, max_aspect: a sighting counts only with a whole card's proportions
+            (long side / short side; a card is 1.55) ...
+        size_tolerance: ... and a long side within this share of the usual one (the median
+            of the last ``size_memory`` sightings): a sliver of a covered card is no card.
+        vanish_s: a counted card unseen this long with no newer card over it was picked up.
+        move_within_s: a card of its deck landing this soon after a picked-up card was last
+            seen is that card, moved.
+        forget_s: a track unseen this long is forgotten.
+    """
+
+    settle_s: float = 1.0
+    min_hits: int = 3
+    min_rest_s: float = 0.3
+    cover_min_hits: int = 2
+    cover_share: float = 0.25
+    cover_gap_s: float = 0.6
+    rest_tolerance: float = 0.1
+    place_tolerance: float = 0.08
+    present_tolerance: float = 0.16
+    gap_s: float = 0.25
+    restack_tolerance: float = 0.03
+    restack_span: float = 0.7
+    min_aspect: float = 1.3
+    max_aspect: float = 1.85
+    size_tolerance: float = 0.35
+    size_memory: int = 200
+    vanish_s: float = 0.5
+    move_within_s: float = 4.0
+    forget_s: float = 3.0
+
+    def __post_init__(self) -> None:
+        if self.min_hits < 1 or self.cover_min_hits < 1:
+            raise ValueError("min_hits and cover_min_hits must be at least 1")
+        if not 0 <= self.min_rest_s <= self.settle_s:
+            raise ValueError("min_rest_s must be in [0, settle_s]")
+        if not 0 < self.cover_share <= 1:
+            raise ValueError("cover_share must be in (0, 1]")
+        if not 0 < self.restack_tolerance <= self.place_tolerance <= self.present_tolerance:
+            raise ValueError("tolerances must satisfy 0 < restack <= place <= present")

@@ -12,12 +12,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from vision.core.cards import BACK, Cards
 from vision.core.types import Array
 from vision.count.counter import Counter
 from vision.count.result import Count
 from vision.live.settings import LiveSettings
 from vision.live.sources import FrameSource, Recorder, SourceFault
 from vision.live.steady import SteadyTable, TableView
+from vision.live.tally import Sighting, SortTally
 from vision.live.tracking import CardTracker
 
 # Frames a second shown and printed: an average over about this many frames.
@@ -32,6 +34,7 @@ class Watcher:
         decks: the decks counted (the game's, or the profile's).
         settings: the live settings.
         fps: the picture's frame rate (sizes the tracker's memory of lost cards).
+        tally: a `SortTally` that also counts each card laid down (``watch --tally``).
     """
 
     def __init__(
@@ -40,6 +43,7 @@ class Watcher:
         decks: tuple[str, ...],
         settings: LiveSettings | None = None,
         fps: float = 30.0,
+        tally: SortTally | None = None,
     ) -> None:
         self.counter = counter
         self.decks = decks
@@ -50,15 +54,28 @@ class Watcher:
         self.table = SteadyTable(decks, s)
         self.frames = 0
         self.last_count: Count | None = None
+        self.tally = tally
 
     def step(self, image: Array, t: float) -> TableView:
         """One frame at time ``t`` (s): counted and tracked when its turn comes."""
         if self.frames % self.settings.detect_every_frames == 0:
             count = self.counter.count(image, name="frame", decks=self.decks)
-            self.table.observe(t, count, self.tracker.update(count.cards))
+            matches = self.tracker.update(count.cards)
+            self.table.observe(t, count, matches)
+            if self.tally is not None:
+                self.tally.observe(t, self.frames, sightings(count.cards, matches))
             self.last_count = count
         self.frames += 1
         return self.table.view(t)
+
+
+def sightings(cards: Cards, matches: list[tuple[int, int]]) -> list[Sighting]:
+    """The backs of a counted frame that the tracker followed, for the tally."""
+    return [
+        Sighting(track, cards.corners[i], cards.deck[i], float(cards.deck_confidence[i]))
+        for track, i in matches
+        if cards.side[i] == BACK
+    ]
 
 
 @dataclass(frozen=True)
@@ -159,35 +176,55 @@ def view_json(view: TableView | None, frame: int, t: float, fps: float) -> dict[
 
 class JsonLines:
     """Which events ``watch --json`` prints: a change of the steady state, a fault, and one
-    line a second (of the picture's clock) otherwise."""
+    line a second (of the picture's clock) otherwise. With a ``tally`` (``watch --tally``)
+    each line carries the tally and the tally's events since the line before, and a new
+    event is a change."""
 
-    def __init__(self, every_s: float = 1.0) -> None:
+    def __init__(self, every_s: float = 1.0, tally: SortTally | None = None) -> None:
         self.every_s = every_s
+        self.tally = tally
         self._last_key: tuple[Any, ...] | None = None
         self._last_t: float | None = None
+        self._events_printed = 0
         self.last: dict[str, Any] | None = None
+
+    def _with_tally(self, out: dict[str, Any]) -> dict[str, Any]:
+        if self.tally is not None:
+            out["tally"] = self.tally.counts()
+            new = self.tally.events[self._events_printed :]
+            out["events"] = [e.to_json() for e in new]
+        return out
+
+    def _printed(self, out: dict[str, Any]) -> dict[str, Any]:
+        if self.tally is not None:
+            self._events_printed = len(self.tally.events)
+        return out
 
     def line(self, event: Event) -> dict[str, Any] | None:
         """The object to print for ``event``, or ``None``."""
         if isinstance(event, Fault):
-            out = view_json(event.view, event.frame, event.t, 0.0)
+            out = self._with_tally(view_json(event.view, event.frame, event.t, 0.0))
             out["steady"] = False
             out["error"] = event.message
             self._last_key = None
             self._last_t = event.t
-            return out
-        out = view_json(event.view, event.frame, event.t, event.fps)
+            return self._printed(out)
+        out = self._with_tally(view_json(event.view, event.frame, event.t, event.fps))
         self.last = out
         key = (out["steady"], tuple(out["counts"].items()), out["unknown"])
         due = self._last_t is None or event.t - self._last_t >= self.every_s
-        if key != self._last_key or due:
+        if key != self._last_key or due or out.get("events"):
             self._last_key = key
             self._last_t = event.t
-            return out
+            return self._printed(out)
         return None
 
     def final(self) -> dict[str, Any]:
-        """The last object, at the end of a file: the last frame's state, ``"final": true``."""
+        """The last object, at the end of a file: the last frame's state, ``"final": true``
+        (with a tally: the final tally and every event of the session)."""
         out = dict(self.last) if self.last is not None else view_json(None, 0, 0.0, 0.0)
+        if self.tally is not None:
+            out["tally"] = self.tally.counts()
+            out["events"] = [e.to_json() for e in self.tally.events]
         out["final"] = True
         return out

@@ -29,6 +29,8 @@ KEYS_HELP = (
     "a: accept flagged  c: commit",
     "s: snapshot  q: quit",
 )
+TALLY_KEYS_HELP = ("u: undo the last card counted",)
+FLASH_BGR = (0, 200, 255)
 WINDOW_TITLE = "Tallero watch"
 
 
@@ -49,12 +51,16 @@ class Panel:
         taken: lines about the counts taken so far (``Dutch: Ann 12, ...``).
         message: the last thing that happened (an error in red when ``error``).
         error: whether ``message`` is a fault.
+        tally: with ``watch --tally``, one line per player: the cards counted while sorting.
+        flash: cards just counted, to flash: ``(text, outline (4, 2) px)``.
     """
 
     rows: Sequence[tuple[str, str]]
     taken: list[str] = field(default_factory=list)
     message: str = ""
     error: bool = False
+    tally: list[str] | None = None
+    flash: list[tuple[str, Array]] = field(default_factory=list)
 
 
 def draw_window(tick: Tick, panel: Panel) -> Array:
@@ -81,6 +87,14 @@ def draw_window(tick: Tick, panel: Panel) -> Array:
             frame, (org[0] - 2, org[1] - th - 2), (org[0] + tw + 2, org[1] + 3), (255, 255, 255), -1
         )
         cv2.putText(frame, label, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv2.LINE_AA)
+    for text, outline in panel.flash:
+        quad = np.round(outline).astype(np.int32)
+        cv2.polylines(frame, [quad], True, FLASH_BGR, 3 * thick, cv2.LINE_AA)
+        x, y = np.round(outline.min(axis=0)).astype(int)
+        scale = max(0.5, 0.7 * unit)
+        org = (max(0, int(x)), max(16, int(y) - 6))
+        cv2.putText(frame, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 4, cv2.LINE_AA)
+        cv2.putText(frame, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, FLASH_BGR, 2, cv2.LINE_AA)
     return np.hstack([frame, _panel(tick, panel, h, annotator)])
 
 
@@ -101,14 +115,22 @@ def _panel(tick: Tick, panel: Panel, height: int, annotator: CountAnnotator) -> 
         y += 22
     cv2.putText(out, f"unknown backs: {view.count.unknown}", (12, y), font, 0.5, (0, 0, 0), 1)
     y += 30
+    if panel.tally is not None:
+        cv2.putText(out, "Tally while sorting", (12, y), font, 0.55, (0, 0, 0), 1, cv2.LINE_AA)
+        y += 22
+        for line in panel.tally:
+            cv2.putText(out, line[:44], (12, y), font, 0.5, (120, 60, 0), 1, cv2.LINE_AA)
+            y += 20
+        y += 10
     for line in panel.taken:
         cv2.putText(out, line[:44], (12, y), font, 0.45, (90, 40, 0), 1, cv2.LINE_AA)
         y += 20
     if panel.message:
         tint = ERROR_BGR if panel.error else (40, 40, 40)
         cv2.putText(out, panel.message[:48], (12, y + 6), font, 0.42, tint, 1, cv2.LINE_AA)
-    base = out.shape[0] - 14 - 20 * (len(KEYS_HELP) - 1)
-    for k, line in enumerate(KEYS_HELP):
+    keys = KEYS_HELP + (TALLY_KEYS_HELP if panel.tally is not None else ())
+    base = out.shape[0] - 14 - 20 * (len(keys) - 1)
+    for k, line in enumerate(keys):
         cv2.putText(out, line, (12, base + 20 * k), font, 0.45, (70, 70, 70), 1, cv2.LINE_AA)
     return out
 

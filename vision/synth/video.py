@@ -70,6 +70,74 @@ def _composite(img: np.ndarray, patch: dis.Patch, dx: int, dy: int) -> None:
     roi += patch.color[ay0:ay1, ax0:ax1]
 
 
+@dataclass
+class Webcam:
+    """How a webcam films a drawn table (``draw``n once per clip from its film generator):
+    slow drift and a little shake of the picture, auto-exposure that wanders and jumps,
+    motion blur on quick moves, sensor noise; ``quality`` is the clip's JPEG quality."""
+
+    rng: np.random.Generator
+    size: tuple[int, int]  # the drawn table's w, h (px), MARGIN times a frame
+    drift: np.ndarray
+    shake_px: float
+    exposure: float
+    noise: float
+    quality: int
+    gain_step: float = 1.0
+
+    @classmethod
+    def draw(cls, rng: np.random.Generator, size: tuple[int, int]) -> Webcam:
+        """A webcam with its drift, shake, exposure, noise and quality drawn from ``rng``."""
+        drift = rng.uniform(4, 14, 2) * rng.choice([-1, 1], 2)
+        shake_px = float(rng.uniform(0.3, 1.8))
+        exposure = float(rng.uniform(0.04, 0.15))
+        noise = float(rng.uniform(1.5, 5.0))
+        quality = int(rng.integers(70, 92))
+        return cls(rng, size, drift, shake_px, exposure, noise, quality)
+
+    def shoot(self, img: np.ndarray, phase: float, moving: bool) -> tuple[np.ndarray, int]:
+        """One frame (uint8 BGR, FRAME_PX) of the drawn table ``img`` (float32) at ``phase``
+        (0 to 1 over the clip), and its motion blur (px); ``moving``: a hand in the picture
+        blurs more often."""
+        r_film, w, h = self.rng, self.size[0], self.size[1]
+        if r_film.random() < 0.03:
+            self.gain_step = float(r_film.uniform(0.85, 1.15))  # auto-exposure jumps
+        gain = self.gain_step * (1 + self.exposure * np.sin(2 * np.pi * (phase * 1.3 + 0.2)))
+        jitter = r_film.normal(0, self.shake_px, 2)
+        angle = 0.8 * np.sin(2 * np.pi * phase * 0.7)
+        cx, cy = (
+            w / 2 + self.drift[0] * np.sin(2 * np.pi * phase * 0.5),
+            h / 2 + self.drift[1] * np.cos(2 * np.pi * phase * 0.4),
+        )
+        M = cv2.getRotationMatrix2D((cx + jitter[0], cy + jitter[1]), angle, 1.0)
+        M[:, 2] += np.array([FRAME_PX[0] / 2 - cx, FRAME_PX[1] / 2 - cy])
+        frame = cv2.warpAffine(
+            np.clip(img * gain, 0, 255).astype(np.uint8),
+            M,
+            FRAME_PX,
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REFLECT,
+        )
+        blur = 0
+        if np.linalg.norm(jitter) > 1.5 * self.shake_px or moving and r_film.random() < 0.3:
+            blur = int(r_film.integers(3, 8))
+            kern = np.zeros((blur, blur), np.float32)
+            a = r_film.uniform(0, np.pi)
+            c0 = (blur - 1) / 2
+            cv2.line(
+                kern,
+                (int(c0 - c0 * np.cos(a)), int(c0 - c0 * np.sin(a))),
+                (int(c0 + c0 * np.cos(a)), int(c0 + c0 * np.sin(a))),
+                1.0,
+                1,
+            )
+            frame = cv2.filter2D(frame, -1, kern / max(kern.sum(), 1))
+        noisy = frame.astype(np.float32) + r_film.normal(0, self.noise, frame.shape).astype(
+            np.float32
+        )
+        return np.clip(noisy, 0, 255).astype(np.uint8), blur
+
+
 def make_clip(opts: ClipOptions, index: int) -> tuple[list[np.ndarray], dict[str, Any]]:
     """Clip ``index``: its BGR frames and its truth record."""
     ss = np.random.SeedSequence([opts.seed, index, 0x71DE0])
@@ -126,14 +194,9 @@ def make_clip(opts: ClipOptions, index: int) -> tuple[list[np.ndarray], dict[str
         toward = float(np.arctan2(*(centre - target)[::-1]))
         hand = dis.hand(cam, np.asarray(target, np.float64), r_film, toward + np.pi)
         out = np.array([np.cos(toward + np.pi), np.sin(toward + np.pi)]) * max(w, h) * 0.9
-    drift = r_film.uniform(4, 14, 2) * r_film.choice([-1, 1], 2)
-    shake_px = r_film.uniform(0.3, 1.8)
-    exposure = r_film.uniform(0.04, 0.15)
-    noise = r_film.uniform(1.5, 5.0)
-    quality = int(r_film.integers(70, 92))
+    webcam = Webcam.draw(r_film, (w, h))
     frames: list[np.ndarray] = []
     per_frame: list[dict[str, Any]] = []
-    gain_step = 1.0
     for k in range(frames_n):
         phase = k / max(frames_n - 1, 1)
         switched = k >= (hand_from + hand_to) // 2 and len(images) > 1
@@ -145,40 +208,7 @@ def make_clip(opts: ClipOptions, index: int) -> tuple[list[np.ndarray], dict[str
             reach = min(1.0, 3 * min(s, 1 - s))  # comes in, stays, goes
             off = out * (1 - reach)
             _composite(img, hand, int(off[0]), int(off[1]))
-        if r_film.random() < 0.03:
-            gain_step = float(r_film.uniform(0.85, 1.15))  # auto-exposure jumps
-        gain = gain_step * (1 + exposure * np.sin(2 * np.pi * (phase * 1.3 + 0.2)))
-        jitter = r_film.normal(0, shake_px, 2)
-        angle = 0.8 * np.sin(2 * np.pi * phase * 0.7)
-        cx, cy = (
-            w / 2 + drift[0] * np.sin(2 * np.pi * phase * 0.5),
-            h / 2 + drift[1] * np.cos(2 * np.pi * phase * 0.4),
-        )
-        M = cv2.getRotationMatrix2D((cx + jitter[0], cy + jitter[1]), angle, 1.0)
-        M[:, 2] += np.array([FRAME_PX[0] / 2 - cx, FRAME_PX[1] / 2 - cy])
-        frame = cv2.warpAffine(
-            np.clip(img * gain, 0, 255).astype(np.uint8),
-            M,
-            FRAME_PX,
-            flags=cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_REFLECT,
-        )
-        blur = 0
-        if np.linalg.norm(jitter) > 1.5 * shake_px or covering and r_film.random() < 0.3:
-            blur = int(r_film.integers(3, 8))
-            kern = np.zeros((blur, blur), np.float32)
-            a = r_film.uniform(0, np.pi)
-            c0 = (blur - 1) / 2
-            cv2.line(
-                kern,
-                (int(c0 - c0 * np.cos(a)), int(c0 - c0 * np.sin(a))),
-                (int(c0 + c0 * np.cos(a)), int(c0 + c0 * np.sin(a))),
-                1.0,
-                1,
-            )
-            frame = cv2.filter2D(frame, -1, kern / max(kern.sum(), 1))
-        noisy = frame.astype(np.float32) + r_film.normal(0, noise, frame.shape).astype(np.float32)
-        frame = np.clip(noisy, 0, 255).astype(np.uint8)
+        frame, blur = webcam.shoot(img, phase, covering)
         frames.append(frame)
         per_frame.append({"counts": _counts(on_table), "hand": bool(covering), "blur_px": blur})
     changes = [0.0]
@@ -197,7 +227,7 @@ def make_clip(opts: ClipOptions, index: int) -> tuple[list[np.ndarray], dict[str
         if hand is not None
         else None,
         "settled_s": changes,
-        "jpeg_quality": quality,
+        "jpeg_quality": webcam.quality,
         "frames": per_frame,
     }
     return frames, record
