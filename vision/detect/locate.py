@@ -57,8 +57,10 @@ class Locator:
         seen again at a larger scale: whole when it fits ``max_whole_input_px`` (a small
         image enlarged at most ``max_upscale`` times), else in tiles, kept when the tiles
         are sure of at least as many cards. When no card is found with
-        ``far_below_confidence``, the image is also seen shrunk (``far``), and that look is
-        kept when its best card is surer; when the sure cards are larger than
+        ``far_below_confidence`` and the sure cards are not small, the image is also seen
+        shrunk (``far``), and that look is kept when its best card is surer (with no sure
+        card at all, only when it is also surer than the look closer); when the sure cards
+        are larger than
         ``max_card_long_side_input_px``, the shrunk look is kept when it is sure of more.
         """
         s = self.settings
@@ -77,13 +79,23 @@ class Locator:
         cards = detector.detect(image_bgr, input_px, views)
         whole_scale = input_px / max(h, w)
         sure = self.sure(cards)
+        card_input_px = float(np.median(sure.long_side_px)) * whole_scale if len(sure) else 0.0
         best = float(cards.confidence.max()) if len(cards) else 0.0
-        if best < s.far_below_confidence:
+        # Small sure cards are looked at closer, never further: shrunk, a heap of them
+        # could pass for one card.
+        small_cards = bool(len(sure)) and card_input_px < s.min_card_long_side_input_px
+        if best < s.far_below_confidence and not small_cards:
             far = self.far(detector, image_bgr, s.min_far_scale, input_px)
-            if len(far) and float(far.confidence.max()) > best:
-                return far
+            far_best = float(far.confidence.max()) if len(far) else 0.0
+            if far_best > best:
+                if len(sure):
+                    return far
+                # Nothing sure near: cards too big, or too small to see whole. Look closer
+                # too, and keep the look whose best card is surer.
+                closer = self.closer(detector, image_bgr, cards, sure, whole_scale * 3.0)
+                closer_best = float(closer.confidence.max()) if len(closer) else 0.0
+                return far if far_best > closer_best else closer
         if len(sure):
-            card_input_px = float(np.median(sure.long_side_px)) * whole_scale
             if card_input_px > s.max_card_long_side_input_px:
                 far_scale = max(s.far_card_long_side_input_px / card_input_px, s.min_far_scale)
                 far = self.far(detector, image_bgr, far_scale, input_px)
@@ -92,14 +104,27 @@ class Locator:
                 return cards
             zoom = s.target_card_long_side_input_px / max(card_input_px, 1.0)
         else:
-            zoom = 3.0  # nothing at all, near or far: look closer once
-        scale = min(whole_scale * zoom, s.max_upscale)
+            zoom = 3.0  # nothing at all: look closer once
+        return self.closer(detector, image_bgr, cards, sure, whole_scale * zoom)
+
+    def closer(
+        self, detector: OnnxDetector, image_bgr: Array, cards: Cards, sure: Cards, scale: float
+    ) -> Cards:
+        """The image seen at ``scale`` (never past ``max_upscale``): whole when it fits
+        ``max_whole_input_px``, else in tiles, kept when they are sure of at least as many
+        cards as the whole view (``cards``, its ``sure`` ones); the whole view when the
+        scale is hardly larger."""
+        s = self.settings
+        h, w = image_bgr.shape[:2]
+        input_px = s.detector_input_px if detector.dynamic else detector.input_px
+        whole_scale = input_px / max(h, w)
+        scale = min(scale, s.max_upscale)
         if scale <= whole_scale * 1.2:
             return cards
         long_side = round(max(h, w) * scale)
         if detector.dynamic and long_side <= s.max_whole_input_px:
             # Seen whole: a better look, though often surer of fewer boxes (fewer copies).
-            return detector.detect(image_bgr, long_side, views)
+            return detector.detect(image_bgr, long_side, self.views)
         tiled = self.tiled(detector, image_bgr, scale, input_px)
         return tiled if len(self.sure(tiled)) >= len(sure) else cards
 
