@@ -68,7 +68,7 @@ class VisionSettings:
     # a tight heap's count may come out as one wrong number.
     heap_doubts: bool = True
     # The heap's material: counted cards and candidates the check gave at least this chance.
-    heap_min_chance: float = 0.0
+    heap_min_chance: float = 0.02
     # Unexplained material counts from this many card areas in one heap ...
     heap_min_unexplained_card_areas: float = 0.5
     # ... each hidden card showing at least this share of itself.
@@ -77,12 +77,15 @@ class VisionSettings:
     # is one more card the heap could hide ...
     heap_loose_max_iou: float = 0.5
     # ... from this chance of being a card.
-    heap_loose_min_chance: float = 0.0
+    heap_loose_min_chance: float = 0.02
     # A counted back overlapping a likelier counted card by this IoU may be a second box:
     # its deck's range reaches one lower.
     heap_double_min_iou: float = 0.5
-    # A heap that could hide this many cards or more is to be spread out (`Count.spread`).
-    heap_spread_min_hidden_cards: int = 6
+    # A heap that could hide this many cards or more is too tight to count: it is to be
+    # spread out (`Count.spread`), its range reaches as many cards as its material holds ...
+    heap_spread_min_hidden_cards: int = 4
+    # ... and down by its backs (each could be of another deck).
+    heap_tight_lowers: bool = True
     # A deck's range reaches to each uncertain back and possible card this likely of it.
     alternative_min_probability: float = 0.2
     # A back's deck also weighs the backs it touches (a sorted player's cards lie together;

@@ -238,6 +238,7 @@ def heap_rules(s: VisionSettings) -> HeapRules | None:
         visible_fraction=s.heap_visible_fraction,
         double_min_iou=s.heap_double_min_iou,
         spread_min_hidden=s.heap_spread_min_hidden_cards,
+        tight_lowers=s.heap_tight_lowers,
         loose_max_iou=s.heap_loose_max_iou,
         loose_min_chance=s.heap_loose_min_chance,
     )

@@ -17,8 +17,11 @@ of single cards (`vision.count.doubts`), so a heap is judged as a patch of card 
 - **doubled**: counted cards overlapping a likelier counted card by an IoU of
   ``double_min_iou`` or more: a second box on one card, or a card under it.
 
-`heap_ranges` widens each deck's range by them; a heap that may hide ``spread_min_hidden``
-cards or more is one to spread out (`Count.spread`).
+`heap_ranges` widens each deck's range by them. A heap that may hide ``spread_min_hidden``
+cards or more is too tight to count: it is one to spread out (`Count.spread`), its decks'
+ranges reach as many cards as its material could hold (``visible_fraction`` each), less
+those counted, and (``tight_lowers``) down by its backs, each of which could be another
+deck's.
 """
 
 from __future__ import annotations
@@ -38,15 +41,15 @@ from vision.detect.checker import possible_cards
 class HeapRules:
     """How card material is judged (module docstring); sizes in card areas and fractions."""
 
-    min_chance: float = 0.0
+    min_chance: float = 0.02
     cells_per_card: int = 8
     min_unexplained: float = 0.5
     visible_fraction: float = 0.25
     double_min_iou: float = 0.5
-    spread_min_hidden: int = 6
-    tight_lowers: bool = False
+    spread_min_hidden: int = 4
+    tight_lowers: bool = True
     loose_max_iou: float = 0.5
-    loose_min_chance: float = 0.0
+    loose_min_chance: float = 0.02
 
     def __post_init__(self) -> None:
         for name in (
