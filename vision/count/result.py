@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -124,9 +125,10 @@ class Count:
             self.heap_rules,
         )
 
-    @property
+    @cached_property
     def heaps(self) -> list[Heap]:
-        """The patches of card material (`vision.count.heaps.find_heaps`); none unjudged."""
+        """The patches of card material (`vision.count.heaps.find_heaps`); none unjudged.
+        Worked out once (the cards do not change once counted)."""
         if self.heap_rules is None or self.rejected is None:
             return []
         return find_heaps(
@@ -137,7 +139,7 @@ class Count:
             self.heap_rules,
         )
 
-    @property
+    @cached_property
     def doubled(self) -> list[int]:
         """Indices of counted cards that may be a second box on a card (`doubled_cards`)."""
         if self.heap_rules is None:
