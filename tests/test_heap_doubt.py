@@ -245,3 +245,22 @@ def test_a_tight_heap_is_not_counted_as_a_number_that_misses_it() -> None:
         # Judged card by card alone, the range would have missed the heap.
         before = dataclasses.replace(count, heap_rules=None)
         assert not before.ranges["pail"][0] <= 30 <= before.ranges["pail"][1]
+
+
+def test_a_tight_group_within_a_heap_is_one_place_to_spread() -> None:
+    # Six touching backs, half of them doubtful, with card material beside them.
+    cards = Cards(quads(*[98 + 12 * k for k in range(6)]), [BACK] * 6, [0.5] * 3 + [0.95] * 3)
+    cards.deck[:] = ["pump"] * 6
+    rejected = Cards(quads(200, 256, 312), [BACK] * 3, [0.05] * 3)
+    count = Count(
+        "heap.jpg", SIZE, cards, DECKS, {}, could_be=((),) * 6, rejected=rejected,
+        heap_rules=HeapRules(),
+    )  # fmt: skip
+    assert count.tight_groups() == [[1, 2, 3, 4, 5, 6]]
+    assert count.heaps[0].hidden >= 4
+    [(ids, box)] = count.spread_places
+    assert ids == [1, 2, 3, 4, 5, 6]
+    assert box[0] <= 98 and box[2] >= count.heaps[0].box[2]
+    # Judged card by card alone, the group is still one place, as it was.
+    alone = Count("heap.jpg", SIZE, cards, DECKS, {}, could_be=((),) * 6)
+    assert alone.spread_places == [([1, 2, 3, 4, 5, 6], alone.box_of([1, 2, 3, 4, 5, 6]))]

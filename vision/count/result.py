@@ -164,11 +164,16 @@ class Count:
         out = [(ids, self.box_of(ids)) for ids in self.tight_groups()]
         if self.heap_rules is not None:
             least = self.heap_rules.spread_min_hidden
-            taken = {i for ids, _ in out for i in ids}
             for heap in self.heaps:
-                ids = [i + 1 for i in heap.cards]
-                if heap.hidden >= least and not (ids and set(ids) <= taken):
-                    out.append((ids, heap.box))
+                if heap.hidden < least:
+                    continue
+                ids, box = [i + 1 for i in heap.cards], heap.box
+                # A group of touching backs within this heap is one place to spread.
+                for k in [k for k, (group, _) in enumerate(out) if set(group) & set(ids)][::-1]:
+                    group, (a0, b0, a1, b1) = out.pop(k)
+                    ids = sorted(set(ids) | set(group))
+                    box = (min(a0, box[0]), min(b0, box[1]), max(a1, box[2]), max(b1, box[3]))
+                out.append((ids, box))
         return out
 
     def box_of(self, ids: list[int]) -> tuple[float, float, float, float]:
