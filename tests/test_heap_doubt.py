@@ -107,13 +107,22 @@ def test_a_doubled_back_lowers_its_deck_and_never_below_zero() -> None:
 
 
 def test_a_heap_too_tight_to_count_reaches_as_far_as_its_material() -> None:
-    rules = HeapRules(visible_fraction=0.25, spread_min_hidden=6, tight_lowers=False)
+    rules = HeapRules(
+        visible_fraction=0.25, spread_min_hidden=6, tight_lowers=False, tight_any_deck=False
+    )
     tight = heap((0, 1), 6, material=4.0)  # room for 16 cards, 2 counted: 14 more
     out = heap_ranges(RANGES, [tight], [], ["pump", "pump"], [True, True], rules)
     assert out["pump"] == (3, 17)
-    lowers = HeapRules(spread_min_hidden=6, tight_lowers=True)
+    assert out["carriage"] == (2, 2)
+    lowers = HeapRules(spread_min_hidden=6, tight_lowers=True, tight_any_deck=False)
     out = heap_ranges(RANGES, [tight], [], ["pump", "pump"], [True, True], lowers)
     assert out["pump"] == (1, 17)
+    # Its backs could be of any deck: the others reach up by them, and by what it may hide.
+    mixed = heap((0, 1), 6, material=4.0)
+    out = heap_ranges(
+        RANGES, [mixed], [], ["pump", "plow"], [True, True], HeapRules(spread_min_hidden=6)
+    )
+    assert out == {"pump": (2, 18), "carriage": (2, 18), "plow": (0, 15), "pail": (1, 18)}
     # Under the bar it is only its hidden cards.
     loose = heap((0, 1), 5, material=4.0)
     assert heap_ranges(RANGES, [loose], [], ["pump"] * 2, [True] * 2, rules)["pump"] == (3, 8)
@@ -179,7 +188,9 @@ def test_a_count_widens_its_ranges_by_the_heap_and_asks_to_spread_it() -> None:
     assert count.ranges["pump"][0] == 0
     assert heap_count(HeapRules(tight_lowers=False)).ranges["pump"][0] == 2
     assert count.ranges["pump"][1] >= 2 + 4
-    assert count.ranges["carriage"] == (0, 0)
+    # Too tight to count, its two pumps could be carriages too, and so could what it hides.
+    assert count.ranges["carriage"] == (0, count.ranges["pump"][1])
+    assert heap_count(HeapRules(tight_any_deck=False)).ranges["carriage"] == (0, 0)
     assert not count.sure
     data = count.to_json()
     assert data["heaps"] == [

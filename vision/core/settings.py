@@ -84,8 +84,10 @@ class VisionSettings:
     # A heap that could hide this many cards or more is too tight to count: it is to be
     # spread out (`Count.spread`), its range reaches as many cards as its material holds ...
     heap_spread_min_hidden_cards: int = 4
-    # ... and down by its backs (each could be of another deck).
+    # ... and down by its backs (each could be of another deck) ...
     heap_tight_lowers: bool = True
+    # ... and every deck's reaches up by the heap's backs named for the others.
+    heap_tight_any_deck: bool = True
     # A deck's range reaches to each uncertain back and possible card this likely of it.
     alternative_min_probability: float = 0.2
     # A back's deck also weighs the backs it touches (a sorted player's cards lie together;

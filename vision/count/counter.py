@@ -239,6 +239,7 @@ def heap_rules(s: VisionSettings) -> HeapRules | None:
         double_min_iou=s.heap_double_min_iou,
         spread_min_hidden=s.heap_spread_min_hidden_cards,
         tight_lowers=s.heap_tight_lowers,
+        tight_any_deck=s.heap_tight_any_deck,
         loose_max_iou=s.heap_loose_max_iou,
         loose_min_chance=s.heap_loose_min_chance,
     )

@@ -21,7 +21,8 @@ of single cards (`vision.count.doubts`), so a heap is judged as a patch of card 
 cards or more is too tight to count: it is one to spread out (`Count.spread`), its decks'
 ranges reach as many cards as its material could hold (``visible_fraction`` each), less
 those counted, and (``tight_lowers``) down by its backs, each of which could be another
-deck's.
+deck's; (``tight_any_deck``) every deck's range then reaches up by the heap's backs named
+for the other decks.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class HeapRules:
     double_min_iou: float = 0.5
     spread_min_hidden: int = 4
     tight_lowers: bool = True
+    tight_any_deck: bool = True
     loose_max_iou: float = 0.5
     loose_min_chance: float = 0.02
 
@@ -209,14 +211,21 @@ def heap_ranges(
         named = {decks[i] for i in heap.cards if backs[i] and decks[i] is not None}
         unnamed = not named or any(backs[i] and decks[i] is None for i in heap.cards)
         extra = heap.hidden
+        widened = set(high) if unnamed else named
         if rules is not None and heap.hidden >= rules.spread_min_hidden:
             # Too tight to count: its material could be that many cards, less those counted.
             extra = max(extra, heap.most(rules.visible_fraction) - len(heap.cards))
             if rules.tight_lowers:
-                for i in heap.cards:
-                    if backs[i] and decks[i] in low:
-                        low[str(decks[i])] -= 1
-        for deck in high if unnamed else named:
+                # ... and each of its backs could be of another deck.
+                named_backs = [str(decks[i]) for i in heap.cards if backs[i] and decks[i]]
+                for deck in high:
+                    mine = named_backs.count(deck)
+                    if deck in widened:
+                        low[deck] -= mine
+                    if rules.tight_any_deck:
+                        widened.add(deck)
+                        high[deck] += len(named_backs) - mine
+        for deck in widened:
             if deck in high:
                 high[deck] += extra
     for i in doubled:
