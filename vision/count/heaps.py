@@ -208,28 +208,26 @@ def heap_ranges(
     for heap in heaps:
         if not heap.hidden:
             continue
-        named = {decks[i] for i in heap.cards if backs[i] and decks[i] is not None}
-        unnamed = not named or any(backs[i] and decks[i] is None for i in heap.cards)
+        named_backs = [str(decks[i]) for i in heap.cards if backs[i] and decks[i] is not None]
+        unnamed = not named_backs or any(backs[i] and decks[i] is None for i in heap.cards)
         extra = heap.hidden
-        widened = set(high) if unnamed else named
+        widened: set[str] = set(high) if unnamed else set(named_backs)
         if rules is not None and heap.hidden >= rules.spread_min_hidden:
-            # Too tight to count: its material could be that many cards, less those counted.
+            # Too tight to count: its material could be that many cards, less those counted,
+            # and each of its backs could be of another deck.
             extra = max(extra, heap.most(rules.visible_fraction) - len(heap.cards))
-            if rules.tight_lowers:
-                # ... and each of its backs could be of another deck.
-                named_backs = [str(decks[i]) for i in heap.cards if backs[i] and decks[i]]
-                for deck in high:
-                    mine = named_backs.count(deck)
-                    if deck in widened:
-                        low[deck] -= mine
-                    if rules.tight_any_deck:
-                        widened.add(deck)
-                        high[deck] += len(named_backs) - mine
+            for deck in high:
+                mine = named_backs.count(deck)
+                if rules.tight_lowers:
+                    low[deck] -= mine
+                if rules.tight_any_deck:
+                    widened.add(deck)
+                    high[deck] += len(named_backs) - mine
         for deck in widened:
             if deck in high:
                 high[deck] += extra
     for i in doubled:
-        deck = decks[i]
-        if backs[i] and deck in low:
-            low[deck] -= 1
+        twice = decks[i]
+        if backs[i] and twice is not None and twice in low:
+            low[twice] -= 1
     return {d: (max(0, low[d]), high[d]) for d in ranges}
