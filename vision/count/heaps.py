@@ -13,7 +13,9 @@ of single cards (`vision.count.doubts`), so a heap is judged as a patch of card 
   thin seam). Measured in card areas (the median counted card's, else the candidates').
 - **hidden**: how many more cards that could be, each showing ``visible_fraction`` of
   itself: ``ceil(unexplained / visible_fraction)``, once it reaches ``min_unexplained``
-  card areas.
+  card areas; and at least one for each loose candidate in the heap (chance from
+  ``loose_min_chance``, overlapping no counted card nor a likelier loose one by an IoU of
+  ``loose_max_iou``; `vision.detect.checker.possible_cards`).
 - **doubled**: counted cards overlapping a likelier counted card by an IoU of
   ``double_min_iou`` or more: a second box on one card, or a card under it.
 
@@ -146,10 +148,10 @@ def find_heaps(
         region = labels == k
         ys, xs = np.nonzero(region)
         inside = tuple(int(i) for i in np.flatnonzero(region[at[:, 1], at[:, 0]]))
-        loose = float(unexplained[region].sum()) / cells_per_card_area
+        spare = float(unexplained[region].sum()) / cells_per_card_area
         hidden = 0
-        if loose >= rules.min_unexplained and loose > 0:
-            hidden = math.ceil(loose / rules.visible_fraction - 1e-9)
+        if spare >= rules.min_unexplained and spare > 0:
+            hidden = math.ceil(spare / rules.visible_fraction - 1e-9)
         hidden = max(hidden, int(np.sum(loose_label == k)))
         box = (
             round(float(xs.min() * cell), 1),
@@ -158,7 +160,7 @@ def find_heaps(
             round(float((ys.max() + 1) * cell), 1),
         )
         whole = float(region.sum()) / cells_per_card_area
-        heaps.append(Heap(box, inside, round(loose, 3), hidden, round(whole, 3)))
+        heaps.append(Heap(box, inside, round(spare, 3), hidden, round(whole, 3)))
     return heaps
 
 
