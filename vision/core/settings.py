@@ -64,6 +64,30 @@ class VisionSettings:
     # too tight to count: Tallero asks for the cards to be spread out (`Count.spread`).
     spread_min_cards: int = 6
     spread_min_uncertain_share: float = 0.5
+    # Card material no counted card explains widens the ranges (vision/count/heaps.py); off,
+    # a tight heap's count may come out as one wrong number.
+    heap_doubts: bool = True
+    # The heap's material: counted cards and candidates the check gave at least this chance.
+    heap_min_chance: float = 0.02
+    # Unexplained material counts from this many card areas in one heap ...
+    heap_min_unexplained_card_areas: float = 0.5
+    # ... each hidden card showing at least this share of itself.
+    heap_visible_fraction: float = 0.25
+    # A candidate overlapping no counted card (nor a likelier such candidate) by this IoU
+    # is one more card the heap could hide ...
+    heap_loose_max_iou: float = 0.5
+    # ... from this chance of being a card.
+    heap_loose_min_chance: float = 0.02
+    # A counted back overlapping a likelier counted card by this IoU may be a second box:
+    # its deck's range reaches one lower.
+    heap_double_min_iou: float = 0.5
+    # A heap that could hide this many cards or more is too tight to count: it is to be
+    # spread out (`Count.spread`), its range reaches as many cards as its material holds ...
+    heap_spread_min_hidden_cards: int = 4
+    # ... and down by its backs (each could be of another deck) ...
+    heap_tight_lowers: bool = True
+    # ... and every deck's reaches up by the heap's backs named for the others.
+    heap_tight_any_deck: bool = True
     # A deck's range reaches to each uncertain back and possible card this likely of it.
     alternative_min_probability: float = 0.2
     # A back's deck also weighs the backs it touches (a sorted player's cards lie together;
@@ -174,6 +198,11 @@ class VisionSettings:
             "spread_min_uncertain_share",
             "min_far_scale",
             "far_below_confidence",
+            "heap_min_chance",
+            "heap_visible_fraction",
+            "heap_loose_max_iou",
+            "heap_loose_min_chance",
+            "heap_double_min_iou",
         ):
             value = getattr(self, name)
             if value is None and name in OPTIONAL_FRACTIONS:
@@ -190,6 +219,8 @@ class VisionSettings:
             "max_card_long_side_input_px",
             "far_card_long_side_input_px",
             "spread_min_cards",
+            "heap_visible_fraction",
+            "heap_spread_min_hidden_cards",
             "max_counted_megapixels",
             "max_decode_mib",
         ):
@@ -198,6 +229,11 @@ class VisionSettings:
         for name in ("naming_views", "live_naming_views", "detector_views", "live_detector_views"):
             if not 1 <= getattr(self, name) <= 4:
                 raise ValueError(f"{name} must be within 1..4, got {getattr(self, name)}")
+        if self.heap_min_unexplained_card_areas < 0:
+            raise ValueError(
+                "heap_min_unexplained_card_areas must be 0 or more, got "
+                f"{self.heap_min_unexplained_card_areas}"
+            )
         if self.max_image_aspect < 1.0:
             raise ValueError(f"max_image_aspect must be 1 or more, got {self.max_image_aspect}")
         if self.max_upscale < 1.0:

@@ -26,6 +26,7 @@ from vision.core.models import (
 )
 from vision.core.settings import VisionSettings
 from vision.core.types import Array
+from vision.count.heaps import HeapRules
 from vision.count.result import Count, numbered
 from vision.detect.check import CardCheck
 from vision.detect.checker import CardChecker, Checked
@@ -219,10 +220,29 @@ class Counter:
             could_be=named.could_be,
             possible=checked.possible,
             possible_could_be=possible_decks,
+            rejected=checked.rejected,
+            heap_rules=heap_rules(s),
             spread_min_cards=s.spread_min_cards,
             spread_min_uncertain_share=s.spread_min_uncertain_share,
             value_confidence=reading.confidence if reading is not None else None,
         )
+
+
+def heap_rules(s: VisionSettings) -> HeapRules | None:
+    """How the settings judge card material (`vision.count.heaps`); None when off."""
+    if not s.heap_doubts:
+        return None
+    return HeapRules(
+        min_chance=s.heap_min_chance,
+        min_unexplained=s.heap_min_unexplained_card_areas,
+        visible_fraction=s.heap_visible_fraction,
+        double_min_iou=s.heap_double_min_iou,
+        spread_min_hidden=s.heap_spread_min_hidden_cards,
+        tight_lowers=s.heap_tight_lowers,
+        tight_any_deck=s.heap_tight_any_deck,
+        loose_max_iou=s.heap_loose_max_iou,
+        loose_min_chance=s.heap_loose_min_chance,
+    )
 
 
 def model_info(parts: list[ModelPart]) -> dict[str, Any]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from vision.core.cards import BACK, SIDE_NAMES, Cards
 from vision.count.doubts import count_ranges
+from vision.count.heaps import Heap, HeapRules, doubled_cards, find_heaps, heap_ranges
 from vision.name.namer import Named
 from vision.name.neighbours import touching_pairs
 
@@ -32,6 +34,12 @@ class Count:
     # card), and the decks of the profile each could be.
     possible: Cards | None = None
     possible_could_be: tuple[tuple[str, ...], ...] = ()
+    # Every candidate the card check did not keep (confidence: its chance of being a card);
+    # None when nothing checked them. Card material they cover and no counted card explains
+    # widens the ranges (`heaps`).
+    rejected: Cards | None = None
+    # How card material and double boxes are judged; None: not judged.
+    heap_rules: HeapRules | None = None
     # A heap of at least this many touching backs, this share of them uncertain, is too
     # tight to count (`spread`).
     spread_min_cards: int = 6
@@ -91,24 +99,92 @@ class Count:
     @property
     def ranges(self) -> dict[str, tuple[int, int]]:
         """``{deck: (low, high)}``: how far each deck's count could be off, given the
-        uncertain cards and the possible cards not counted (`vision.count.doubts.count_ranges`)."""
+        uncertain cards and the possible cards not counted (`vision.count.doubts.count_ranges`),
+        then the card material no counted card explains and the cards that may be boxed
+        twice (`vision.count.heaps.heap_ranges`)."""
         if not self.could_be:
-            return {d: (n, n) for d, n in self.counts.items()}
-        doubted = set(self.uncertain)
-        backs = [i for i in range(len(self.cards)) if self.cards.side[i] == BACK]
-        return count_ranges(
-            self.counts,
-            [self.cards.deck[i] for i in backs],
-            [i + 1 in doubted for i in backs],
-            [self.could_be[i] for i in backs],
-            self.possible_could_be,
+            card_ranges = {d: (n, n) for d, n in self.counts.items()}
+        else:
+            doubted = set(self.uncertain)
+            backs = [i for i in range(len(self.cards)) if self.cards.side[i] == BACK]
+            card_ranges = count_ranges(
+                self.counts,
+                [self.cards.deck[i] for i in backs],
+                [i + 1 in doubted for i in backs],
+                [self.could_be[i] for i in backs],
+                self.possible_could_be,
+            )
+        if self.heap_rules is None:
+            return card_ranges
+        return heap_ranges(
+            card_ranges,
+            self.heaps,
+            self.doubled,
+            list(self.cards.deck),
+            [bool(s == BACK) for s in self.cards.side],
+            self.heap_rules,
+        )
+
+    @cached_property
+    def heaps(self) -> list[Heap]:
+        """The patches of card material (`vision.count.heaps.find_heaps`); none unjudged.
+        Worked out once (the cards do not change once counted)."""
+        if self.heap_rules is None or self.rejected is None:
+            return []
+        return find_heaps(
+            self.size,
+            self.cards.corners,
+            self.rejected.corners,
+            self.rejected.confidence,
+            self.heap_rules,
+        )
+
+    @cached_property
+    def doubled(self) -> list[int]:
+        """Indices of counted cards that may be a second box on a card (`doubled_cards`)."""
+        if self.heap_rules is None:
+            return []
+        return doubled_cards(
+            self.cards.corners, self.cards.confidence, self.heap_rules.double_min_iou
         )
 
     @property
     def spread(self) -> list[list[int]]:
-        """Heaps too tight to count, each as the ids of its cards: groups of touching backs
-        (at least ``spread_min_cards``) of which at least ``spread_min_uncertain_share``
-        are uncertain. Their cards should be spread out and the photo taken again."""
+        """Heaps too tight to count, each as the ids of its cards (`spread_places`)."""
+        return [ids for ids, _ in self.spread_places]
+
+    @property
+    def spread_places(self) -> list[tuple[list[int], tuple[float, float, float, float]]]:
+        """Heaps too tight to count, each as the ids of its cards and the upright box
+        ``(x0, y0, x1, y1)`` around it, px: groups of touching backs (at least
+        ``spread_min_cards``) of which at least ``spread_min_uncertain_share`` are
+        uncertain, then patches of card material that could hide at least the heap rules'
+        ``spread_min_hidden`` cards no count explains (`heaps`; their ids may be none).
+        Their cards should be spread out and the photo taken again."""
+        out = [(ids, self.box_of(ids)) for ids in self.tight_groups()]
+        if self.heap_rules is not None:
+            least = self.heap_rules.spread_min_hidden
+            for heap in self.heaps:
+                if heap.hidden < least:
+                    continue
+                ids, box = [i + 1 for i in heap.cards], heap.box
+                # A group of touching backs within this heap is one place to spread.
+                for k in [k for k, (group, _) in enumerate(out) if set(group) & set(ids)][::-1]:
+                    group, (a0, b0, a1, b1) = out.pop(k)
+                    ids = sorted(set(ids) | set(group))
+                    box = (min(a0, box[0]), min(b0, box[1]), max(a1, box[2]), max(b1, box[3]))
+                out.append((ids, box))
+        return out
+
+    def box_of(self, ids: list[int]) -> tuple[float, float, float, float]:
+        """The upright box ``(x0, y0, x1, y1)`` around the cards of these ids, px."""
+        corners = self.cards.corners[[i - 1 for i in ids]].reshape(-1, 2)
+        (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+        return float(x0), float(y0), float(x1), float(y1)
+
+    def tight_groups(self) -> list[list[int]]:
+        """Groups of touching backs, at least ``spread_min_cards`` of them, at least
+        ``spread_min_uncertain_share`` uncertain: their ids."""
         backs = [i for i in range(len(self.cards)) if self.cards.side[i] == BACK]
         if len(backs) < self.spread_min_cards:
             return []
@@ -134,11 +210,9 @@ class Count:
         ]
 
     def spread_json(self) -> list[dict[str, Any]]:
-        """Each heap too tight to count: its cards' ids and the upright box around them."""
+        """Each heap too tight to count: its cards' ids and the upright box around it."""
         out = []
-        for ids in self.spread:
-            corners = self.cards.corners[[i - 1 for i in ids]].reshape(-1, 2)
-            (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+        for ids, (x0, y0, x1, y1) in self.spread_places:
             box = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
             out.append(
                 {
@@ -182,8 +256,32 @@ class Count:
             "ranges": {d: [lo, hi] for d, (lo, hi) in self.ranges.items()},
             "possible": self.possible_json(),
             "spread": self.spread_json(),
+            "heaps": self.heaps_json(),
+            "doubled": [i + 1 for i in self.doubled if self.cards.side[i] == BACK],
             "model": self.model,
         }
+
+    def heaps_json(self) -> list[dict[str, Any]]:
+        """The patches of card material that could hide cards not counted: the ids of the
+        cards counted in each, its upright box, the material no counted card explains (card
+        areas) and how many more cards that could be."""
+        out = []
+        for heap in self.heaps:
+            if not heap.hidden:
+                continue
+            x0, y0, x1, y1 = heap.box
+            out.append(
+                {
+                    "cards": [i + 1 for i in heap.cards],
+                    "corners": [
+                        [round(x, 1), round(y, 1)]
+                        for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+                    ],
+                    "unexplained": round(heap.unexplained, 2),
+                    "hidden": heap.hidden,
+                }
+            )
+        return out
 
     def possible_json(self) -> list[dict[str, Any]]:
         """The possible cards not counted: corners, chance of being a card, decks."""

@@ -35,12 +35,17 @@ class Checked:
         possible: candidates that may be cards left uncounted (``confidence``: their chance);
             ``None`` when nothing checked the candidates.
         possible_look: the first look at each possible card.
+        rejected: every candidate not kept (``confidence``: its chance of being a card),
+            possible cards included; ``None`` when nothing checked the candidates. What
+            they cover that no kept card does is card material left unexplained
+            (`vision.count.heaps`).
     """
 
     kept: Cards
     kept_look: FirstLook
     possible: Cards | None
     possible_look: FirstLook
+    rejected: Cards | None = None
 
     @classmethod
     def unchecked(cls, candidates: Cards, look: FirstLook) -> Checked:
@@ -99,7 +104,7 @@ class CardChecker:
         card's.
         """
         if not len(candidates):
-            return Checked(candidates, look, candidates, look)
+            return Checked(candidates, look, candidates, look, candidates)
         s = self.settings
         chance = self.chances(image_bgr, candidates, look)
         idx = np.flatnonzero(chance >= self.bar)
@@ -121,7 +126,10 @@ class CardChecker:
             )
         possible = candidates[maybe]
         possible.confidence = chance[maybe].astype(np.float32)
-        return Checked(kept, look[idx], possible, look[maybe])
+        left = np.setdiff1d(np.arange(len(candidates)), idx)
+        rejected = candidates[left]
+        rejected.confidence = chance[left].astype(np.float32)
+        return Checked(kept, look[idx], possible, look[maybe], rejected)
 
 
 def possible_cards(
