@@ -120,3 +120,11 @@ def test_the_check_is_fitted_on_the_candidates_it_meets_at_run_time(counter: Cou
     assert looks(fitting, image) == [640, 960]
     run_time = counter.locator.locate(image)
     np.testing.assert_allclose(fitting.locator.locate(image).corners, run_time.corners)
+
+
+def test_live_frames_never_look_further() -> None:
+    # The quick 320 px look is never enough here, so the frame is seen whole at 640 px, as
+    # the close-up photo above is; a photo then looks further (640 again), a frame does not.
+    settings = VisionSettings(live_min_card_long_side_input_px=1e6)
+    live = Counter(threads=2, live=True, settings=settings)
+    assert looks(live, close_up()) == [320, 640]

@@ -84,7 +84,9 @@ class Locator:
         # Small sure cards are looked at closer, never further: shrunk, a heap of them
         # could pass for one card.
         small_cards = bool(len(sure)) and card_input_px < s.min_card_long_side_input_px
-        if best < s.far_below_confidence and not small_cards:
+        # Live frames never look further: a webcam looks down on the table from afar, and an
+        # empty table would pay a second look on every frame.
+        if best < s.far_below_confidence and not small_cards and not self.live:
             far = self.far(detector, image_bgr, s.min_far_scale, input_px)
             far_best = float(far.confidence.max()) if len(far) else 0.0
             if far_best > best:
@@ -96,7 +98,7 @@ class Locator:
                 closer_best = float(closer.confidence.max()) if len(closer) else 0.0
                 return far if far_best > closer_best else closer
         if len(sure):
-            if card_input_px > s.max_card_long_side_input_px:
+            if card_input_px > s.max_card_long_side_input_px and not self.live:
                 far_scale = max(s.far_card_long_side_input_px / card_input_px, s.min_far_scale)
                 far = self.far(detector, image_bgr, far_scale, input_px)
                 return far if len(self.sure(far)) > len(sure) else cards
