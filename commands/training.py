@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -74,34 +74,22 @@ def dataset_synth(
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} exists and is not a folder")
     t0 = time.perf_counter()
-    if kind == "sort":
-        from vision.synth.sort import SortOptions, synthesize_sorts
-
+    if kind in ("sort", "video"):
         try:
-            sort = SortOptions(seed, decks=decks, max_cards=cards, fps=fps or 10.0, art=art)
-            sort.check()
-            for i in range(start, start + n):
-                synthesize_sorts(out, 1, sort, start=i)
-                if not quiet:
-                    typer.echo(f"  clip {i - start + 1}/{n}", err=True)
+            if kind == "sort":
+                from vision.synth.sort import SortOptions, synthesize_sorts
+
+                sort = SortOptions(seed, decks=decks, max_cards=cards, fps=fps or 10.0, art=art)
+                _write_clips(out, n, start, quiet, sort, synthesize_sorts)
+            else:
+                from vision.synth.video import ClipOptions, synthesize_clips
+
+                video = ClipOptions(seed, decks=decks, seconds=seconds, fps=fps or 15.0, art=art)
+                _write_clips(out, n, start, quiet, video, synthesize_clips)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        typer.echo(f"{n} sort clips in {time.perf_counter() - t0:.1f} s -> {out}")
-        return
-    if kind == "video":
-        from vision.synth.video import ClipOptions, synthesize_clips
-
-        try:
-            opts = ClipOptions(seed, decks=decks, seconds=seconds, fps=fps or 15.0, art=art)
-            opts.check()
-            for i in range(start, start + n):
-                synthesize_clips(out, 1, opts, start=i)
-                if not quiet:
-                    typer.echo(f"  clip {i - start + 1}/{n}", err=True)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        dt = time.perf_counter() - t0
-        typer.echo(f"{n} clips in {dt:.1f} s -> {out}")
+        what = "sort clips" if kind == "sort" else "clips"
+        typer.echo(f"{n} {what} in {time.perf_counter() - t0:.1f} s -> {out}")
         return
     if kind == "round":
         from vision.synth.round_scenes import synthesize_rounds
@@ -220,3 +208,13 @@ def train(
         imgsz_px=imgsz,
     )
     run_stages(stage, data, runs, out, recipe, refine_base, crop_detector)
+
+
+def _write_clips(out: Path, n: int, start: int, quiet: bool, opts: Any, draw: Any) -> None:
+    """Check ``opts``, then draw clips ``start`` .. ``start + n - 1`` one at a time with
+    ``draw`` (``synthesize_sorts`` or ``synthesize_clips``), a progress line each."""
+    opts.check()
+    for i in range(start, start + n):
+        draw(out, 1, opts, start=i)
+        if not quiet:
+            typer.echo(f"  clip {i - start + 1}/{n}", err=True)
