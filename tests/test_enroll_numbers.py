@@ -66,6 +66,17 @@ def test_enroll_numbers_stores_the_row_and_counting_reads_with_it(tallero, home,
     parts = tallero("count", str(PILES / "down.jpg"), "--json").json()["model"]["parts"]
     assert [p["name"] for p in parts][-1] == "numbers.onnx"
     assert [p["name"] for p in parts][1] == "tallero-decks.onnx"
+    # A profile's reader, fitted on few faces, gives a number only at the enrolled bar.
+    from vision.core.settings import VisionSettings
+    from vision.count.counter import Counter
+
+    s = VisionSettings()
+    reader = Counter(numbers_path=folder / "numbers.onnx").reader
+    assert reader is not None and reader.enrolled
+    assert reader.min_confidence == s.enrolled_number_min_confidence == 0.97
+    shipped = Counter().reader
+    assert shipped is not None and not shipped.enrolled
+    assert shipped.min_confidence == s.number_min_confidence == 0.95
 
 
 def test_a_row_that_does_not_match_the_numbers_is_a_clear_error(tallero, home, small_fit):

@@ -111,6 +111,8 @@ class Counter:
             self.reader = NumberReader(
                 numbers, threads, s.number_min_confidence, s.number_views, s.number_agreement
             )
+            if self.reader.enrolled:
+                self.reader.min_confidence = s.enrolled_number_min_confidence
         if decks is not None:
             unknown = [d for d in decks if d not in self.classifier.decks]
             if unknown:

@@ -174,6 +174,8 @@ class NumberReader:
             width = int(meta["crop_width_px"])
             height = int(meta["crop_height_px"])
             features = meta["features"]
+            # A profile's reader (``enroll faces --numbers``) records the numbers enrolled.
+            self.enrolled = "enrolled" in meta
         except (KeyError, ValueError) as exc:
             raise ModelError(f"{self.path}: not a usable number reader ({exc})") from None
         except Exception as exc:  # onnxruntime raises untyped errors
