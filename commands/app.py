@@ -209,12 +209,13 @@ def make_counter(
     """The counter for a command: the profile's enrolled decks, else the built-in ones
     (``live``: the quick settings for webcam frames)."""
     from vision.count.counter import Counter
-    from vision.enroll.profiles import classifier_for
+    from vision.enroll.profiles import classifier_for, numbers_for
 
     classifier, enrolled = classifier_for(profile)
     return Counter(
         model_path=model,
         classifier_path=classifier,
+        numbers_path=numbers_for(profile),
         decks=deck_list(decks) or enrolled,
         threads=threads,
         live=live,

@@ -37,14 +37,37 @@ def enroll_faces(
     colors: Annotated[
         str, typer.Option("--colors", help="The colours left to right.")
     ] = "red,blue,green,yellow",
+    numbers: Annotated[
+        str | None,
+        typer.Option(
+            "--numbers",
+            help="Teach your faces' numbers instead: the row's numbers left to right, e.g. "
+            "1-10 (faces of any colour).",
+        ),
+    ] = None,
     profile: ProfileOpt = None,
     model: ModelOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Enroll face colours (optional): one face-up card of each colour in a row."""
+    """Enroll face colours (optional): one face-up card of each colour in a row; or, with
+    --numbers, your faces' numbers: a row of faces, e.g. 1 to 10 of one colour."""
     from vision.enroll.layout import parse_names
     from vision.enroll.run import enroll_layout
 
+    if numbers is not None:
+        from vision.enroll.numbers import parse_values
+        from vision.enroll.run import enroll_numbers
+
+        result = enroll_numbers(photos, parse_values(numbers), profile, model, echo_progress)
+        if as_json:
+            emit_json(result)
+        else:
+            typer.echo(
+                f"Profile {result['profile']}: numbers "
+                f"{', '.join(map(str, result['numbers']))} enrolled"
+            )
+            typer.echo(f"Fitted in {result['seconds']} s.")
+        return
     names = parse_names(colors, "colour")
     from scoring.decks import FACE_COLORS
 

@@ -3,8 +3,9 @@
 The committed photos (tests/data/piles, drawn by make.py there, truth beside each) hold:
 ``mixed`` green 2, red 10, yellow 5, blue 8; ``down`` two face-down finished piles and a
 yellow 6; ``covered`` red 7 half covered by a blue 4, and a green 9; ``round`` a face-down
-pile, red 10 and blue 7; ``empty`` no card. Whatever top is given must be right; a top the
-reader cannot read must be flagged, with no number.
+pile, red 10 and blue 7; ``clear`` five piles photographed close; ``empty`` no card.
+Whatever top is given must be right; a top the reader cannot read must be flagged, with
+no number.
 """
 
 from __future__ import annotations
@@ -216,3 +217,12 @@ def test_typed_piles_and_a_piles_photo_do_not_go_together(tallero):
     r = tallero("score", "--dutch", str(SAMPLES / "images" / "000000.jpg"), "--piles", "10",
                 "--piles-photo", str(DATA / "round.jpg"))  # fmt: skip
     assert r.code == 2 and "either typed (--piles) or as a photo" in r.err
+
+
+def test_a_close_photo_of_five_piles_reads_every_top_exactly(tallero):
+    """``clear.jpg``: yellow 3, blue 9, green 6, red 4 and a face-down pile, cards about
+    210 px long: every top read, the total complete."""
+    payload = tallero("piles", str(DATA / "clear.jpg"), "--json").json()
+    assert read_of(payload) == truth_of("clear")
+    assert payload["uncertain"] == [] and payload["complete"] is True
+    assert payload["total"] == 3 + 9 + 6 + 4 + 10

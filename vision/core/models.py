@@ -14,6 +14,7 @@ DEFAULT_LOOK = MODELS_DIR / "tallero-look.onnx"
 DEFAULT_NUMBERS = MODELS_DIR / "tallero-numbers.onnx"
 # The shipped classifier's torch weights: enrollment starts a user's classifier from them.
 DEFAULT_CLASSIFIER_WEIGHTS = MODELS_DIR / "tallero-decks.pt"
+DEFAULT_NUMBERS_WEIGHTS = MODELS_DIR / "tallero-numbers.pt"
 
 
 class ModelPart(Protocol):

@@ -122,7 +122,13 @@ class VisionSettings:
     live_naming_views: int = 1
     # A face's number (vision/name/numbers.py) is given when the reader finds it at least
     # this likely; otherwise it is left unread and the card is listed to look at.
-    number_min_confidence: float = 0.9
+    number_min_confidence: float = 0.95
+    # The same for a profile's number reader (`enroll faces --numbers`), fitted on few faces.
+    enrolled_number_min_confidence: float = 0.97
+    # Looks each face's number is read in (its corners a little moved; averaged), and
+    # whether two corner indices reading the same number count as two independent prints.
+    number_views: int = 1
+    number_agreement: bool = True
     # Canonical size a card is rectified to before its back or face is read.
     crop_width_px: int = 32
     crop_height_px: int = 48

@@ -108,7 +108,11 @@ class Counter:
         numbers = Path(numbers_path) if numbers_path else DEFAULT_NUMBERS
         self.reader: NumberReader | None = None
         if numbers_path is not None or numbers.is_file():
-            self.reader = NumberReader(numbers, threads, s.number_min_confidence)
+            self.reader = NumberReader(
+                numbers, threads, s.number_min_confidence, s.number_views, s.number_agreement
+            )
+            if self.reader.enrolled:
+                self.reader.min_confidence = s.enrolled_number_min_confidence
         if decks is not None:
             unknown = [d for d in decks if d not in self.classifier.decks]
             if unknown:

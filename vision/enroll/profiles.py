@@ -2,8 +2,10 @@
 
 A profile is a folder ``profiles/<name>/`` holding ``profile.json``, one rectified picture
 per enrolled deck (``cards/<deck>.png``, the evidence the classifier was fitted on) and
-the fitted deck classifier ``decks.onnx``. With no enrolled deck, Tallero uses its built-in
-stand-in decks.
+the fitted deck classifier ``decks.onnx``; once the faces' numbers are enrolled, also one
+picture per number (``cards/number-<n>-1.png``) and the profile's number reader
+``numbers.onnx``. With no enrolled deck, Tallero uses its built-in stand-in decks; with no
+enrolled numbers, its built-in number reader.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from scoring.home import tallero_home
 DEFAULT_PROFILE = "default"
 PROFILE_FILE = "profile.json"
 CLASSIFIER_FILE = "decks.onnx"
+NUMBERS_FILE = "numbers.onnx"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 
 
@@ -56,6 +59,8 @@ class Profile:
     decks: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> record
     faces: dict[str, dict[str, Any]] = field(default_factory=dict)  # colour -> record
     classifier: dict[str, Any] | None = None
+    numbers: dict[str, dict[str, Any]] = field(default_factory=dict)  # "1".."10" -> record
+    number_reader: dict[str, Any] | None = None
 
     @property
     def deck_names(self) -> tuple[str, ...]:
@@ -68,12 +73,22 @@ class Profile:
         path = self.folder / CLASSIFIER_FILE
         return path if path.is_file() else None
 
+    @property
+    def numbers_path(self) -> Path | None:
+        """The profile's number reader, once the faces' numbers are enrolled."""
+        if not self.number_reader:
+            return None
+        path = self.folder / NUMBERS_FILE
+        return path if path.is_file() else None
+
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "decks": self.decks,
             "faces": self.faces,
             "classifier": self.classifier,
+            "numbers": self.numbers,
+            "number_reader": self.number_reader,
         }
 
 
@@ -105,6 +120,8 @@ class ProfileStore:
             dict(data.get("decks", {})),
             dict(data.get("faces", {})),
             data.get("classifier"),
+            dict(data.get("numbers", {})),
+            data.get("number_reader"),
         )
 
     def save(self, profile: Profile) -> None:
@@ -122,18 +139,19 @@ class ProfileStore:
         photos: list[tuple[str, str]],
         kind: str = "decks",
     ) -> None:
-        """Store (replacing any earlier ones) the rectified pictures of a deck or face colour.
+        """Store (replacing any earlier ones) the rectified pictures of a deck, a face colour
+        (``kind`` "faces") or a face number (``kind`` "numbers").
 
         ``photos`` holds (path, sha256) of the photos the pictures were taken from.
         """
         import cv2
 
-        records = profile.faces if kind == "faces" else profile.decks
+        records = {"faces": profile.faces, "numbers": profile.numbers}.get(kind, profile.decks)
         for old in records.get(name, {}).get("cards", []):
             (profile.folder / old).unlink(missing_ok=True)
         folder = profile.folder / "cards"
         folder.mkdir(parents=True, exist_ok=True)
-        prefix = "face-" if kind == "faces" else ""
+        prefix = {"faces": "face-", "numbers": "number-"}.get(kind, "")
         rels = []
         for k, picture in enumerate(pictures):
             rel = f"cards/{prefix}{name}-{k + 1}.png"
@@ -182,3 +200,8 @@ def classifier_for(name: str | None) -> tuple[Path | None, tuple[str, ...] | Non
     if path is None or not profile.decks:
         return None, None
     return path, profile.deck_names
+
+
+def numbers_for(name: str | None) -> Path | None:
+    """The number reader counting should use: the profile's, once its numbers are enrolled."""
+    return load_profile(name).numbers_path

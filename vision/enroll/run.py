@@ -18,8 +18,10 @@ from scoring.home import file_sha256, tallero_home
 from vision.core.cards import BACK, FACE
 from vision.enroll.fit import FitRecipe
 from vision.enroll.layout import find_layout
+from vision.enroll.numbers import NUMBERS_RECIPE
 from vision.enroll.profiles import (
     CLASSIFIER_FILE,
+    NUMBERS_FILE,
     Profile,
     ProfileStore,
     check_name,
@@ -44,14 +46,37 @@ def enroll_layout(
     log: Callable[[str], None],
 ) -> dict[str, Any]:
     """Enroll the cards of layout photos (``kind`` "decks" or "faces") and refit."""
-    from vision.core.imageio import load_image
-    from vision.core.settings import VisionSettings
-    from vision.count.counter import Counter
-
     t0 = time.perf_counter()
     home = tallero_home()
     store = ProfileStore(home)
     current = store.load(profile_name(profile))
+    pictures, sources = layout_pictures(photos, names, kind, model, home, log)
+    log(f"enroll: found {len(names)} card(s) in each of {len(photos)} photo(s)")
+    staged = _stage(current)
+    for name in names:
+        store.put_cards(staged, name, pictures[name], sources, kind)
+    if len(staged.decks) > MAX_DECKS:
+        shutil.rmtree(staged.folder)
+        raise_too_many(staged)
+    result = _refit_and_swap(store, current, staged, log)
+    result["seconds"] = round(time.perf_counter() - t0, 1)
+    return result
+
+
+def layout_pictures(
+    photos: Sequence[Path],
+    names: Sequence[str],
+    kind: str,
+    model: Path | None,
+    home: Path,
+    log: Callable[[str], None],
+) -> tuple[dict[str, list[Any]], list[tuple[str, str]]]:
+    """Each name's card pictures from layout photos (backs for ``kind`` "decks", faces
+    otherwise), left to right, and the photos' (path, sha256)."""
+    from vision.core.imageio import load_image
+    from vision.core.settings import VisionSettings
+    from vision.count.counter import Counter
+
     # The detector alone, as enrollment was measured with: a layout photo holds a few
     # well-spaced cards, nothing for the card check to settle.
     counter = Counter(model_path=model, settings=VisionSettings(card_check=False))
@@ -78,16 +103,65 @@ def enroll_layout(
                 f"long); a closer photo, with the row filling the frame, teaches Tallero more"
             )
         sources.append((str(Path(photo).resolve()), file_sha256(Path(photo))))
-    log(f"enroll: found {len(names)} card(s) in each of {len(photos)} photo(s)")
+    return pictures, sources
+
+
+def enroll_numbers(
+    photos: Sequence[Path],
+    values: Sequence[int],
+    profile: str | None,
+    model: Path | None,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """Enroll the numbers of the user's faces from layout photos of a row of faces (their
+    numbers ``values``, left to right) and fit the profile's number reader on them."""
+    from vision.enroll.numbers import fit_profile_numbers
+
+    t0 = time.perf_counter()
+    home = tallero_home()
+    store = ProfileStore(home)
+    current = store.load(profile_name(profile))
+    names = [str(v) for v in values]
+    pictures, sources = layout_pictures(photos, names, "numbers", model, home, log)
+    log(f"enroll: found {len(names)} face(s) in each of {len(photos)} photo(s)")
     staged = _stage(current)
-    for name in names:
-        store.put_cards(staged, name, pictures[name], sources, kind)
-    if len(staged.decks) > MAX_DECKS:
-        shutil.rmtree(staged.folder)
-        raise_too_many(staged)
-    result = _refit_and_swap(store, current, staged, log)
-    result["seconds"] = round(time.perf_counter() - t0, 1)
-    return result
+    try:
+        for name in names:
+            store.put_cards(staged, name, pictures[name], sources, "numbers")
+        every = {
+            int(n): [cv2_read(staged.folder / rel) for rel in rec["cards"]]
+            for n, rec in staged.numbers.items()
+        }
+        log(f"enroll: fitting the number reader of profile {staged.name} on the faces "
+            f"{', '.join(str(v) for v in sorted(every))}")  # fmt: skip
+        staged.number_reader = fit_profile_numbers(
+            every, staged.folder / NUMBERS_FILE, NUMBERS_RECIPE, log
+        )
+        store.save(staged)
+    except BaseException:
+        shutil.rmtree(staged.folder, ignore_errors=True)
+        raise
+    store.replace(Profile(current.name, current.folder), staged.folder)
+    return {
+        "profile": current.name,
+        "decks": list(staged.decks),
+        "faces": list(staged.faces),
+        "numbers": sorted(int(n) for n in staged.numbers),
+        "number_reader": staged.number_reader,
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+
+
+def cv2_read(path: Path) -> Any:
+    """A stored card picture (BGR)."""
+    import cv2
+
+    from scoring.errors import ModelError
+
+    picture = cv2.imread(str(path))
+    if picture is None:
+        raise ModelError(f"{path}: an enrolled picture is unreadable")
+    return picture
 
 
 def remove_deck(name: str, profile: str | None, log: Callable[[str], None]) -> dict[str, Any]:
@@ -119,6 +193,7 @@ def list_profiles(active: str | None) -> dict[str, Any]:
                 "decks": list(p.decks),
                 "faces": list(p.faces),
                 "classifier": p.classifier,
+                "numbers": sorted(int(n) for n in p.numbers),
             }
         )
     return {"active": chosen, "profiles": out}
@@ -143,7 +218,13 @@ def _stage(profile: Profile) -> Profile:
     else:
         staged.mkdir(parents=True)
     return Profile(
-        profile.name, staged, dict(profile.decks), dict(profile.faces), profile.classifier
+        profile.name,
+        staged,
+        dict(profile.decks),
+        dict(profile.faces),
+        profile.classifier,
+        dict(profile.numbers),
+        profile.number_reader,
     )
 
 

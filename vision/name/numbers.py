@@ -10,6 +10,10 @@ of any card colour) as one of 1..10 or
 the bands it could read agree on. A number
 that is not at least ``min_confidence`` likely, or that two bands disagree on, is not
 given (-1): it is never guessed.
+
+A face is read in ``views`` looks (its corners as found, then shifted and scaled by a few
+percent, as a detector finds them; `VIEW_SHIFTS`) whose band probabilities are averaged,
+and two bands reading the same number are wrong only if both are (``agreement``).
 """
 
 from __future__ import annotations
@@ -37,6 +41,31 @@ BAND_H_PX = 28
 INDEX_H_PX = 24
 INDEX_W_PX = 32
 FEATURES = "index-24x32:gray+least,standardised"
+# The looks a face is read in after the first: its corners shifted right/left/down/up by a
+# share of the card's width, or scaled about its centre (shift x, shift y, scale).
+VIEW_SHIFTS: tuple[tuple[float, float, float], ...] = (
+    (0.03, 0.0, 1.0),
+    (-0.03, 0.0, 1.0),
+    (0.0, 0.03, 1.0),
+    (0.0, -0.03, 1.0),
+    (0.0, 0.0, 1.04),
+    (0.0, 0.0, 0.96),
+)
+
+
+def view_quads(corners: Array, views: int) -> Array:
+    """``(n * views, 4, 2)`` quads: each of ``(n, 4, 2)`` quads as found, then moved by the
+    first ``views - 1`` of `VIEW_SHIFTS` (rows ``i * views + k``), image pixels."""
+    quads = np.asarray(corners, np.float32).reshape(-1, 1, 4, 2)
+    if not 1 <= views <= len(VIEW_SHIFTS) + 1:
+        raise ValueError(f"views must be 1..{len(VIEW_SHIFTS) + 1}")
+    centre = quads.mean(axis=2, keepdims=True)
+    width = np.linalg.norm(quads[:, :, 1] - quads[:, :, 0], axis=-1)[..., None, None]
+    out = [quads]
+    for dx, dy, scale in VIEW_SHIFTS[: views - 1]:
+        out.append((quads - centre) * scale + centre + np.array([dx, dy], np.float32) * width)
+    moved: Array = np.concatenate(out, axis=1).reshape(-1, 4, 2).astype(np.float32)
+    return moved
 
 
 def band_input(bands_bgr: Array) -> Array:
@@ -121,9 +150,18 @@ class NumberReader:
             ``hidden``; ``crop_width_px``/``crop_height_px``: the band's size).
         threads: CPU threads for inference.
         min_confidence: the probability, 0..1, a number needs to be given.
+        views: looks each face is read in (1..7, `view_quads`), their probabilities averaged.
+        agreement: two bands reading the same number are wrong only if both are.
     """
 
-    def __init__(self, path: Path, threads: int | None = None, min_confidence: float = 0.9):
+    def __init__(
+        self,
+        path: Path,
+        threads: int | None = None,
+        min_confidence: float = 0.9,
+        views: int = 1,
+        agreement: bool = False,
+    ):
         self.path = Path(path)
         if not 0.0 <= min_confidence <= 1.0:
             raise ValueError("min_confidence must be within [0, 1]")
@@ -136,6 +174,8 @@ class NumberReader:
             width = int(meta["crop_width_px"])
             height = int(meta["crop_height_px"])
             features = meta["features"]
+            # A profile's reader (``enroll faces --numbers``) records the numbers enrolled.
+            self.enrolled = "enrolled" in meta
         except (KeyError, ValueError) as exc:
             raise ModelError(f"{self.path}: not a usable number reader ({exc})") from None
         except Exception as exc:  # onnxruntime raises untyped errors
@@ -146,6 +186,9 @@ class NumberReader:
                 f"{CARD_CROP_W_PX}x{BAND_H_PX} as {FEATURES}"
             )
         self.min_confidence = min_confidence
+        view_quads(np.zeros((0, 4, 2), np.float32), views)  # checks the number of views
+        self.views = views
+        self.agreement = agreement
         self.sha256 = file_sha256(self.path)
         self.name = self.path.stem
 
@@ -159,10 +202,12 @@ class NumberReader:
         out: Array = e / e.sum(axis=1, keepdims=True)
         return out
 
-    def read_crops(self, crops_bgr: Array) -> Reading:
-        """The numbers of ``(n, CARD_CROP_H_PX, CARD_CROP_W_PX, 3)`` face crops."""
+    def read_crops(self, crops_bgr: Array, views: int = 1) -> Reading:
+        """The numbers of ``(n * views, CARD_CROP_H_PX, CARD_CROP_W_PX, 3)`` face crops,
+        ``views`` looks of each face in a row, their band probabilities averaged."""
         p = self.band_probabilities(index_bands(crops_bgr))
-        return combine(p, self.classes, self.min_confidence)
+        p = p.reshape(-1, views, 2, len(self.classes)).mean(axis=1).reshape(-1, len(self.classes))
+        return combine(p, self.classes, self.min_confidence, self.agreement)
 
     def read(self, image_bgr: Array, cards: Cards) -> Reading:
         """The numbers of the face-up ``cards`` of ``image_bgr``; backs get -1 and 0."""
@@ -172,9 +217,9 @@ class NumberReader:
         faces = np.flatnonzero(cards.side == FACE)
         if len(faces):
             crops = CardRectifier(image_bgr, CARD_CROP_W_PX, CARD_CROP_H_PX).crops(
-                cards.corners[faces]
+                view_quads(cards.corners[faces], self.views)
             )
-            got = self.read_crops(crops)
+            got = self.read_crops(crops, self.views)
             values[faces] = got.values
             confidence[faces] = got.confidence
         return Reading(values, confidence)

@@ -36,7 +36,7 @@ def _style(rng: np.random.Generator, family_share: float) -> object:
     return load_style("standin")
 
 
-def _photograph(
+def photograph(
     face: np.ndarray, rng: np.random.Generator, width_px: int, height_px: int
 ) -> tuple[np.ndarray, bool, bool]:
     """One crop of ``face`` (a full card picture) as a table photo would give it, and
@@ -121,7 +121,7 @@ def drawn_crops(
         color = str(rng.choice(FACE_COLORS))
         face = style.draw_face(color, value, rng, CARD_W_PX, CARD_H_PX)  # type: ignore[attr-defined]
         for _ in range(min(looks_per_face, n - k)):
-            crops[k], covered[k, 0], covered[k, 1] = _photograph(face, rng, width_px, height_px)
+            crops[k], covered[k, 0], covered[k, 1] = photograph(face, rng, width_px, height_px)
             values[k] = value
             k += 1
     return crops, values, covered

@@ -67,20 +67,27 @@ def scene_bands(folders: list[Path], seed: int) -> tuple[np.ndarray, np.ndarray,
     return index_bands(x), y, x
 
 
-def build_reader(hidden: int = 64):  # noqa: ANN201 - torch stays a lazy import
-    """A small CNN on ``(n, 2, 24, 32)`` index corners: three 3x3 conv blocks (8, 16, 32
-    channels, each halving the size), then ``hidden`` units and one logit per class."""
+def build_reader(hidden: int = 64, channels: tuple[int, int, int] = (8, 16, 32)):  # noqa: ANN201
+    """A small CNN on ``(n, 2, 24, 32)`` index corners: three 3x3 conv blocks (``channels``,
+    each halving the size; batch norm when wider than the first reader's 8-16-32), then
+    ``hidden`` units and one logit per class. Torch stays a lazy import."""
     from torch import nn
 
-    def block(cin: int, cout: int) -> list:
-        return [nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)]
+    norm = tuple(channels) != (8, 16, 32)
 
+    def block(cin: int, cout: int) -> list:
+        layers = [nn.Conv2d(cin, cout, 3, padding=1)]
+        if norm:
+            layers.append(nn.BatchNorm2d(cout))
+        return [*layers, nn.ReLU(), nn.MaxPool2d(2)]
+
+    c1, c2, c3 = channels
     return nn.Sequential(
-        *block(2, 8),
-        *block(8, 16),
-        *block(16, 32),
+        *block(2, c1),
+        *block(c1, c2),
+        *block(c2, c3),
         nn.Flatten(),
-        nn.Linear(32 * 3 * 4, hidden),
+        nn.Linear(c3 * 3 * 4, hidden),
         nn.ReLU(),
         nn.Dropout(0.2),
         nn.Linear(hidden, len(CLASSES)),
@@ -96,23 +103,40 @@ def fit_reader(
     threads: int = 2,
     log: Callable[[str], None] = print,
     lr: float = 3e-3,
+    channels: tuple[int, int, int] = (8, 16, 32),
+    checkpoint: Path | None = None,
+    budget_s: float | None = None,
+    init=None,  # noqa: ANN001 - a reader (`load_weights`) to fine-tune rather than a new one
 ):  # noqa: ANN201 - torch stays a lazy import
     """The reader (`build_reader`) fitted to index corners ``x`` and classes ``y (n,)``;
-    each batch shifted by up to 2 px, as corners are found."""
+    each batch shifted by up to 2 px, as corners are found.
+
+    With ``checkpoint`` the fit resumes from that file and, once ``budget_s`` seconds have
+    passed, saves its state there after the epoch and returns None (run it again to go on).
+    """
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
-    net = build_reader(hidden)
+    net = init if init is not None else build_reader(hidden, channels)
     xt = torch.from_numpy(x)
     yt = torch.from_numpy(y)
-    rng = np.random.default_rng(seed)
     steps = epochs * int(np.ceil(len(y) / 128))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
-    for epoch in range(epochs):
+    start = 0
+    if checkpoint is not None and checkpoint.is_file():
+        state = torch.load(checkpoint, weights_only=False)
+        net.load_state_dict(state["net"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        start = int(state["epoch"])
+        log(f"number reader: resumed after epoch {start}/{epochs}")
+    t_start = time.time()
+    for epoch in range(start, epochs):
+        rng = np.random.default_rng([seed, epoch])
         net.train()
         t0 = time.time()
         order = torch.from_numpy(rng.permutation(len(y)))
@@ -129,6 +153,13 @@ def fit_reader(
             total += float(loss.detach()) * len(idx)
         log(f"number reader epoch {epoch + 1}/{epochs}: loss {total / len(y):.4f} "
             f"({time.time() - t0:.0f} s)")  # fmt: skip
+        done = epoch + 1
+        if checkpoint is not None and done < epochs:
+            if budget_s is not None and time.time() - t_start > budget_s:
+                state = {"net": net.state_dict(), "opt": opt.state_dict(), "epoch": done}
+                torch.save({**state, "sched": sched.state_dict()}, checkpoint)
+                log(f"number reader: saved after epoch {done}/{epochs}; run again to go on")
+                return None
     net.eval()
     return net
 
@@ -178,9 +209,13 @@ def train(
     cache: Path | None = None,
     hidden: int = 64,
     lr: float = 3e-3,
+    channels: tuple[int, int, int] = (8, 16, 32),
+    budget_s: float | None = None,
 ) -> dict[str, object]:
     """Fit the reader, export it to ``out`` (ONNX) and return its figures. ``cache``: a
-    folder where the drawn and scene bands are kept (``.npz``) and found again."""
+    folder where the drawn and scene bands (``.npz``, one file per scene folder) and the
+    fit's checkpoint are kept and found again; with ``budget_s`` the fit stops after the
+    epoch that passes that many seconds (figures ``{"done": False}``; run it again)."""
 
     def bands(name: str, make: Callable[[], tuple[np.ndarray, np.ndarray]]) -> tuple:
         if cache is not None and (cache / f"{name}.npz").is_file():
@@ -194,14 +229,27 @@ def train(
 
     t0 = time.time()
     x_drawn, y_drawn = bands("drawn", lambda: drawn_bands(drawn, seed))
-    x_scene, y_scene = bands("scene", lambda: scene_bands(scenes, seed)[:2])
+    per_folder = [
+        bands(f"scene-{folder.name}", lambda k=k, f=folder: scene_bands([f], seed + k)[:2])
+        for k, folder in enumerate(scenes)
+    ]
+    x_scene = np.concatenate(
+        [b[0] for b in per_folder] or [np.zeros((0, BAND_H_PX, CARD_CROP_W_PX, 3), np.uint8)]
+    )
+    y_scene = np.concatenate([b[1] for b in per_folder] or [np.zeros(0, np.int64)])
     xv, yv = bands("val", lambda: scene_bands(val_scenes, seed + 100)[:2])
     x = band_input(np.concatenate([x_drawn, x_scene]))
     y = np.concatenate([y_drawn, y_scene]).astype(np.int64)
     fv = band_input(xv)
     t_data = time.time() - t0
     t1 = time.time()
-    net = fit_reader(x, y, epochs, seed, hidden, threads, lr=lr)
+    checkpoint = cache / "fit.pt" if cache is not None else None
+    net = fit_reader(
+        x, y, epochs, seed, hidden, threads, lr=lr, channels=channels,
+        checkpoint=checkpoint, budget_s=budget_s,
+    )  # fmt: skip
+    if net is None:
+        return {"done": False}
     t_fit = time.time() - t1
     figures: dict[str, object] = {
         "train_bands": int(len(y)),
@@ -225,11 +273,31 @@ def train(
         "epochs": epochs,
         "seed": seed,
         "hidden": hidden,
+        "channels": list(channels),
         "lr": lr,
         "scenes": [str(p) for p in scenes],
     }
     export(net, out, {"recipe": json.dumps(recipe), "figures": json.dumps(figures)})
+    save_weights(net, out.with_suffix(".pt"), hidden, channels)
     return figures
+
+
+def save_weights(net, path: Path, hidden: int, channels: tuple[int, int, int]) -> Path:  # noqa: ANN001
+    """The reader's weights (torch ``state_dict``) and shape, to fine-tune it from later."""
+    import torch
+
+    torch.save({"state": net.state_dict(), "hidden": hidden, "channels": list(channels)}, path)
+    return path
+
+
+def load_weights(path: Path):  # noqa: ANN201 - torch stays a lazy import
+    """The reader saved by `save_weights`, ready to fine-tune."""
+    import torch
+
+    saved = torch.load(path, weights_only=False)
+    net = build_reader(int(saved["hidden"]), tuple(saved["channels"]))
+    net.load_state_dict(saved["state"])
+    return net
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -244,8 +312,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--hidden", type=int, default=64, help="hidden units")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
+    ap.add_argument("--channels", default="8,16,32", help="conv channels of the 3 blocks")
+    ap.add_argument("--budget-s", type=float, default=None, help="stop (resumable) after this")
     a = ap.parse_args(argv)
-    figures = train(a.out, a.scenes, a.val_scenes, a.drawn, a.epochs, a.seed, a.threads, a.cache)
+    c1, c2, c3 = (int(v) for v in a.channels.split(","))
+    figures = train(
+        a.out, a.scenes, a.val_scenes, a.drawn, a.epochs, a.seed, a.threads, a.cache,
+        a.hidden, a.lr, (c1, c2, c3), a.budget_s,
+    )  # fmt: skip
     print(json.dumps(figures))
 
 

@@ -5,7 +5,9 @@
 Each photo is a hand-made plan of Dutch piles (`vision.synth.plans.PileSpec`) drawn in the
 stand-in art by the scene renderer, with its truth JSON: ``covered`` holds a pile whose
 top card is half covered by a neighbouring pile; ``down`` face-down finished piles;
-``round`` the 27 Dutch cards of the bundled Dutch photo; ``empty`` is the bare table.
+``round`` the 27 Dutch cards of the bundled Dutch photo; ``clear`` five piles of every
+colour photographed close (cards about 210 px long), whose tops are all read; ``empty`` is
+the bare table. ``python tests/data/piles/make.py clear`` draws that one alone.
 """
 
 from __future__ import annotations
@@ -31,10 +33,18 @@ PHOTOS = {
     "round": [(None, 10, 0, 0, 2), ("red", 10, 80, 4, -3), ("blue", 7, 160, -2, 5)],
     "mixed": [("green", 2, 0, 0, -3), ("red", 10, 80, 0, 4), ("yellow", 5, 0, 110, 2),
               ("blue", 8, 85, 108, -6)],
+    "clear": [("yellow", 3, 0, 0, 4), ("blue", 9, 80, 3, -3), ("green", 6, 160, -2, 2),
+              ("red", 4, 240, 4, -5), (None, 10, 320, 0, 3)],
 }  # fmt: skip
+# The cards' long side in the photo, px (a range the camera is fitted to).
+CARD_LEN_PX = {"clear": (200.0, 220.0)}
+SEEDS = {"round": 35, "clear": 37}
 
 
-def plan_of(piles: list[tuple[str | None, int, float, float, float]]) -> Plan:
+def plan_of(
+    piles: list[tuple[str | None, int, float, float, float]],
+    card_len_px: tuple[float, float] = (150.0, 170.0),
+) -> Plan:
     cards: list[CardSpec] = []
     specs: list[PileSpec] = []
     for color, top, x, y, deg in piles:
@@ -52,22 +62,27 @@ def plan_of(piles: list[tuple[str | None, int, float, float, float]]) -> Plan:
             spec.elevation = 0.15 if k else 1.0
             cards.append(spec)
         specs.append(PileSpec(color or "red", top, color is None, len(cards) - 1))
-    return Plan("piles", ("pump", "carriage", "plow", "pail"), cards, specs, None, (150.0, 170.0),
+    return Plan("piles", ("pump", "carriage", "plow", "pail"), cards, specs, None, card_len_px,
                 (-5.0, 5.0))  # fmt: skip
 
 
-def main() -> None:
+def main(only: list[str] | None = None) -> None:
     for k, (name, piles) in enumerate(PHOTOS.items()):
-        rng = np.random.default_rng([33, k] if name != "round" else [35, k])
-        plan = plan_of(piles)
+        if only and name not in only:
+            continue
+        rng = np.random.default_rng([SEEDS.get(name, 33), k])
+        plan = plan_of(piles, CARD_LEN_PX.get(name, (150.0, 170.0)))
+        size = (1280, 480) if name == "clear" else (640, 480)
         pool = ArtPool("standin", rng)
-        cam = fit_plan(plan, 640, 480, rng)
-        r = render(plan, pool, make_tile(rng), 640, 480, 0.3, rng, camera=cam)
+        cam = fit_plan(plan, *size, rng)
+        r = render(plan, pool, make_tile(rng), *size, 0.3, rng, camera=cam)
         img = np.clip(r.image, 0, 255).astype(np.uint8)
         rec = truth(plan, r, 0.3, image=f"{name}.jpg", seed=33, index=k, art="standin",
                     recipe_kind="piles", jpeg_quality=90)  # fmt: skip
         cv2.imwrite(str(OUT / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 90])
         (OUT / f"{name}.json").write_text(json.dumps(rec["dutch_piles"], indent=1) + "\n")
+    if only:
+        return
     tile = make_tile(np.random.default_rng(34))
     cv2.imwrite(
         str(OUT / "empty.jpg"), cv2.resize(tile, (320, 240)), [cv2.IMWRITE_JPEG_QUALITY, 80]
@@ -75,4 +90,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:] or None)
