@@ -9,9 +9,11 @@ committed clip.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
+import pytest
 from test_watch import CLIP, CLIP_TRUTH, DECKS, FPS, StubCounter, picture, shown, stub_cards
 
 from vision.count.result import Count
@@ -206,3 +208,17 @@ def test_shown_helper_of_test_watch_agrees() -> None:
     views, _ = run_watcher(lambda k: "ab", lambda k: "ab", 12, LiveSettings(detect_every_frames=1))
     image = picture("ab")
     assert shown(Tick(views[-1], image, 11, 1.1, FPS)) == shown_view(views[-1]) == {"pump": 2}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("double_together", 1.5, "double_together must be in [0, 1]"),
+        ("still_thumb_px", 4, "still_thumb_px must be >= 8"),
+        ("still_px", -2, "still_px >= -1"),
+        ("hold_s", -0.1, "hold_s must be >= 0 seconds"),
+    ],
+)
+def test_odd_live_settings_are_refused(field: str, value: float, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        LiveSettings(**{field: value})

@@ -91,6 +91,10 @@ class LiveSettings:
             raise ValueError("gone_after_s must be at least miss_grace_s")
         if not 0 <= self.track_low_confidence <= self.track_high_confidence <= 1:
             raise ValueError("track confidences must satisfy 0 <= low <= high <= 1")
+        if not 0 <= self.double_together <= 1 or self.double_distance < 0:
+            raise ValueError("double_together must be in [0, 1] and double_distance >= 0")
+        if self.still_thumb_px < 8 or self.still_px < -1 or self.still_level < 0:
+            raise ValueError("still_thumb_px must be >= 8, still_px >= -1, still_level >= 0")
 
 
 @dataclass(frozen=True)
