@@ -63,20 +63,43 @@ class StubCounter:
         self.script = script
         self.unsure = unsure
         self.frame = 0
+        self.calls = 0
         self.settings = None
 
     def count(self, image: Any, name: str | None = None, decks: Any = None) -> Count:
         cards = stub_cards(self.script(self.frame), self.unsure)
+        self.calls += 1
         self.frame += 1
         return Count(name or "frame", (200, 160), cards, tuple(decks), {"name": "stub"})
 
 
-def run_script(script: Any, frames: int, unsure: str = "") -> list[Tick]:
-    """The ticks of ``frames`` frames at 10 fps, every frame counted."""
+def picture(names: str) -> np.ndarray:
+    """A 200x160 frame of a dark table with the named cards on it, drawn light."""
+    image = np.full((160, 200, 3), 40, np.uint8)
+    for n in names:
+        (x, y), _ = SPOTS[n]
+        image[y : y + 60, x : x + 40] = 200
+    return image
+
+
+def run_script(
+    script: Any,
+    frames: int,
+    unsure: str = "",
+    settings: LiveSettings | None = None,
+    table: Any = None,
+) -> list[Tick]:
+    """The ticks of ``frames`` frames at 10 fps, each frame due to be counted; ``script``
+    says what the counter finds at each frame, ``table`` what lies on the table (the
+    picture; default: what the counter finds)."""
     counter = StubCounter(script, unsure)
-    watcher = Watcher(counter, DECKS, LiveSettings(detect_every_frames=1), FPS)
-    image = np.zeros((160, 200, 3), np.uint8)
-    return [Tick(watcher.step(image, k / FPS), image, k, k / FPS, FPS) for k in range(frames)]
+    watcher = Watcher(counter, DECKS, settings or LiveSettings(detect_every_frames=1), FPS)
+    ticks = []
+    for k in range(frames):
+        image = picture((table or script)(k))
+        counter.frame = k
+        ticks.append(Tick(watcher.step(image, k / FPS), image, k, k / FPS, FPS))
+    return ticks
 
 
 def shown(tick: Tick) -> dict[str, int]:

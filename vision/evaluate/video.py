@@ -93,6 +93,29 @@ def evaluate_clip(
     finally:
         source.close()
     wall = time.perf_counter() - t0
+    single_ok: dict[str, bool] = {}
+    if single is not None and middle is not None:
+        c = single.count(middle, name=path.name, decks=decks).counts
+        single_ok = {d: c[d] == truth[len(truth) // 2][d] for d in decks}
+    return score_clip(
+        path.name, rec, shown, steady, single_ok, len(shown) / wall if wall > 0 else 0.0
+    )
+
+
+def score_clip(
+    name: str,
+    rec: dict[str, Any],
+    shown: list[dict[str, int]],
+    steady: list[bool],
+    single_ok: dict[str, bool],
+    fps: float,
+) -> ClipResult:
+    """The figures of one clip from what the watch loop showed on each frame (``shown``: the
+    steady counts, ``steady``: STEADY or not) against the clip's truth ``rec``; ``fps``: the
+    loop's frames a second."""
+    decks = tuple(rec["decks"])
+    fps_clip = float(rec["fps"])
+    truth = [f["counts"] for f in rec["frames"]]
     n = min(len(shown), len(truth))
     settled = [float(s) for s in rec["settled_s"]]
 
@@ -122,12 +145,8 @@ def evaluate_clip(
     if rec.get("hand_s") and not rec.get("cards_moved"):
         before = int(rec["hand_s"][0] * fps_clip) - 1
         restored = shown[n - 1] == shown[max(before, 0)]
-    single_ok: dict[str, bool] = {}
-    if single is not None and middle is not None:
-        c = single.count(middle, name=path.name, decks=decks).counts
-        single_ok = {d: c[d] == truth[len(truth) // 2][d] for d in decks}
     return ClipResult(
-        path.name,
+        name,
         len(decks),
         rec.get("event", "?"),
         n,
@@ -139,7 +158,7 @@ def evaluate_clip(
         wrong,
         restored,
         single_ok,
-        n / wall if wall > 0 else 0.0,
+        fps,
     )
 
 

@@ -23,6 +23,20 @@ class LiveSettings:
             come and go.
         pending_min_hits: a new track seen this many times makes the view SETTLING (one
             stray box does not).
+        hold_s: the steady count changes only to a count that has held this long while
+            nothing was settling (the view is SETTLING meanwhile): a count that one card
+            seen now and then makes for a moment is not shown.
+        refresh_s: the steady count's boxes are made again this often while its cards stay.
+        double_distance, double_together: two tracks whose cards lie closer than
+            ``double_distance`` of a card's long side and that were seen together in at most
+            ``double_together`` of the frames that saw the rarer one are one card (a box the
+            detector draws now one way, now another); 0 turns this off.
+        still_px: a frame due to be counted whose grey thumbnail (``still_thumb_px`` wide)
+            differs from the last counted frame's by more than ``still_level`` grey levels
+            in at most ``still_px`` pixels, once the mean change is taken off (exposure), is
+            the same picture: while STEADY it is not counted again (``-1``: always count) ...
+        still_thumb_px, still_level: ... (see ``still_px``) ...
+        still_max_s: ... but a frame is counted at least this often.
         could_be_min_share: a deck that won at least this share of a card's votes is one
             the card could be (widens the count ranges).
         json_every_s: with nothing changing, ``--json`` prints one object this often.
@@ -41,6 +55,14 @@ class LiveSettings:
     gone_after_s: float = 1.5
     min_seen_share: float = 0.3
     pending_min_hits: int = 2
+    hold_s: float = 0.0
+    refresh_s: float = 1.0
+    double_distance: float = 0.3
+    double_together: float = 0.5
+    still_px: int = 2
+    still_thumb_px: int = 64
+    still_level: float = 24.0
+    still_max_s: float = 1.0
     could_be_min_share: float = 0.2
     json_every_s: float = 1.0
     retry_every_s: float = 3.0
@@ -52,7 +74,15 @@ class LiveSettings:
     def __post_init__(self) -> None:
         if self.detect_every_frames < 1:
             raise ValueError("detect_every_frames must be at least 1")
-        for name in ("appear_s", "miss_grace_s", "gone_after_s", "json_every_s"):
+        for name in (
+            "appear_s",
+            "miss_grace_s",
+            "gone_after_s",
+            "json_every_s",
+            "hold_s",
+            "refresh_s",
+            "still_max_s",
+        ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0 seconds")
         if not 0 < self.min_seen_share <= 0.5:
@@ -61,6 +91,10 @@ class LiveSettings:
             raise ValueError("gone_after_s must be at least miss_grace_s")
         if not 0 <= self.track_low_confidence <= self.track_high_confidence <= 1:
             raise ValueError("track confidences must satisfy 0 <= low <= high <= 1")
+        if not 0 <= self.double_together <= 1 or self.double_distance < 0:
+            raise ValueError("double_together must be in [0, 1] and double_distance >= 0")
+        if self.still_thumb_px < 8 or self.still_px < -1 or self.still_level < 0:
+            raise ValueError("still_thumb_px must be >= 8, still_px >= -1, still_level >= 0")
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,10 @@ becomes a counted card once it has lasted ``appear_s`` (seen ``appear_min_hits``
 and stops being one once it has been unseen for ``gone_after_s``. A counted card unseen for
 ``miss_grace_s`` (a hand over it, or a card being taken) or a new track that keeps being
 seen (a card being added) makes the view SETTLING; the steady count, the one shown and
-committed, changes only when the view is STEADY again. A card's deck is the one that won
-the most naming confidence over every frame of its track.
+committed, changes only when the view is STEADY again, and only to a count that has held
+for ``hold_s``. A card's deck is the one that won the most naming confidence over every frame
+of its track. Two tracks on one spot that are seldom seen in the same frame are one card
+whose box the detector draws now one way, now the other: it counts once.
 """
 
 from __future__ import annotations
@@ -54,11 +56,16 @@ class TrackEvidence:
     other_sum: float = 0.0
     could_be: set[str] = field(default_factory=set)
     counted: bool = False
+    seen_frames: int = 0  # bit k set: seen in the table's k-th counted frame
+    _settled: Cards | None = None
 
-    def add(self, t: float, card: Cards, could_be: tuple[str, ...]) -> None:
-        """One more frame's look at this track (``card``: one row)."""
+    def add(self, t: float, card: Cards, could_be: tuple[str, ...], frame: int = 0) -> None:
+        """One more frame's look at this track (``card``: one row; ``frame``: the table's
+        counted-frame number)."""
         self.last_s = t
         self.hits += 1
+        self.seen_frames |= 1 << frame
+        self._settled = None
         self.chances_seen = self.chances
         self.card = card
         side = int(card.side[0])
@@ -101,7 +108,13 @@ class TrackEvidence:
         return best, self.deck_votes[best] / max(self.side_votes[BACK], 1)
 
     def settled_card(self) -> Cards:
-        """The track as one card: its last box, its whole track's side, deck and confidences."""
+        """The track as one card: its last box, its whole track's side, deck and confidences
+        (kept until the track is seen again)."""
+        if self._settled is None:
+            self._settled = self._settle()
+        return self._settled
+
+    def _settle(self) -> Cards:
         card = self.card[np.arange(1)]
         card.side[0] = self.side
         card.confidence[0] = self.confidence_sum / max(self.hits, 1)
@@ -154,11 +167,20 @@ class SteadyTable:
         self.decks = decks
         self.settings = settings
         self.tracks: dict[int, TrackEvidence] = {}
+        self.frames = 0  # counted frames observed
         self._steady: Count | None = None
         self._since: float | None = None
         self._was_steady = False
         self._template: Count | None = None  # the last frame's count: its bars and size
         self._start: float | None = None
+        # The count the counted tracks make now, when it was made and from which cards.
+        self._candidate: Count | None = None
+        self._candidate_key: tuple[tuple[int, str | None, int], ...] | None = None
+        self._candidate_s = 0.0
+        # A count unlike the steady one, and since when (s) it has held.
+        self._pending: tuple[tuple[tuple[str, int], ...], float] | None = None
+        self._seen_key: tuple[tuple[int, int], ...] | None = None
+        self._seen_cards = Cards.empty()
 
     def observe(self, t: float, count: Count, matches: Sequence[tuple[int, int]]) -> None:
         """Add a counted frame at time ``t`` (s): its count and each ``(track, card index)``."""
@@ -169,8 +191,22 @@ class SteadyTable:
             could_be = count.could_be[i] if i < len(count.could_be) else ()
             if track_id not in self.tracks:
                 self.tracks[track_id] = TrackEvidence(first_s=t, last_s=t, card=card, chances=1)
-            self.tracks[track_id].add(t, card, could_be)
+            self.tracks[track_id].add(t, card, could_be, self.frames)
+        self.frames += 1
         self._template = count
+
+    def hold(self, t: float, since: int) -> bool:
+        """The picture at time ``t`` (s) has not changed since counted frame ``since``: the
+        cards seen in a counted frame since then are still there (nothing is counted, no
+        evidence added; a card none of them saw goes on being unseen). Refused (False,
+        nothing changed) while a card seen since then is not yet counted: it needs frames.
+        """
+        seen = [rec for rec in self.tracks.values() if rec.seen_frames >> since]
+        if any(not rec.counted for rec in seen):
+            return False
+        for rec in seen:
+            rec.last_s = t
+        return True
 
     def view(self, t: float) -> TableView:
         """The table at time ``t`` (s): counted cards added and dropped, STEADY or SETTLING."""
@@ -202,16 +238,57 @@ class SteadyTable:
             for rec in self.tracks.values()
         )
         if not settling:
-            self._steady = self._count([r for r in self.tracks.values() if r.counted])
-            if not self._was_steady:
+            settling = not self._settle(t)
+            if not settling and not self._was_steady:
                 self._since = t
         self._was_steady = not settling
         steady = self._steady if self._steady is not None else self._count([])
-        seen = [r for r in self.tracks.values() if t - r.last_s <= s.miss_grace_s]
-        seen_cards = Cards.concatenate([r.settled_card() for r in seen])
-        if len(seen_cards):
-            seen_cards = seen_cards[reading_order(seen_cards)]  # numbered as count numbers
-        return TableView(not settling, steady, seen_cards, self._since)
+        return TableView(not settling, steady, self._seen(t), self._since)
+
+    def _settle(self, t: float) -> bool:
+        """The counted tracks as the steady count, once their counts have held for
+        ``hold_s``; whether the steady count stands (False: a new count is still holding)."""
+        candidate = self._counted(t)
+        counts = tuple(candidate.counts.items())
+        if self._steady is None and self.settings.hold_s <= 0:
+            self._steady = candidate
+        if self._steady is not None and counts == tuple(self._steady.counts.items()):
+            self._steady = candidate
+            self._pending = None
+            return True
+        if self._pending is None or self._pending[0] != counts:
+            self._pending = (counts, t)
+        if t - self._pending[1] >= self.settings.hold_s:
+            self._steady = candidate
+            self._pending = None
+            return True
+        return False
+
+    def _counted(self, t: float) -> Count:
+        """The count of the counted tracks, one card per spot; made again when a card comes,
+        goes or changes deck or side, or ``refresh_s`` after it was made (boxes drift)."""
+        records = [(tid, r) for tid, r in self.tracks.items() if r.counted]
+        key = tuple(
+            (tid, r.settled_card().deck[0], int(r.settled_card().side[0])) for tid, r in records
+        )
+        fresh = t - self._candidate_s < self.settings.refresh_s
+        if self._candidate is None or key != self._candidate_key or not fresh:
+            self._candidate = self._count(one_per_spot([r for _, r in records], self.settings))
+            self._candidate_key = key
+            self._candidate_s = t
+        return self._candidate
+
+    def _seen(self, t: float) -> Cards:
+        """The cards seen lately, numbered as a count numbers them (made again only when one
+        of them was seen again or they changed)."""
+        recent = t - self.settings.miss_grace_s
+        seen = [(tid, r) for tid, r in self.tracks.items() if r.last_s >= recent]
+        key = tuple((tid, r.hits) for tid, r in seen)
+        if key != self._seen_key:
+            cards = Cards.concatenate([r.settled_card() for _, r in seen])
+            self._seen_cards = cards[reading_order(cards)] if len(cards) else cards
+            self._seen_key = key
+        return self._seen_cards
 
     def _count(self, records: list[TrackEvidence]) -> Count:
         """A `Count` of these tracks as cards, with the bars of the last frame's count."""
@@ -231,3 +308,28 @@ class SteadyTable:
             possible_could_be=(),
             timings_s={},
         )
+
+
+def one_per_spot(records: list[TrackEvidence], settings: LiveSettings) -> list[TrackEvidence]:
+    """The tracks without the doubles: of two tracks whose cards lie closer than
+    ``double_distance`` of a card's long side and that were seen together in at most
+    ``double_together`` of the frames that saw the rarer one, the one seen less often is
+    the other's box drawn another way, not a card of its own."""
+    if len(records) < 2 or settings.double_together <= 0:
+        return records
+    cards = Cards.concatenate([r.settled_card() for r in records])
+    centres = cards.corners.mean(axis=1)
+    near = settings.double_distance * np.maximum.outer(cards.long_side_px, cards.long_side_px)
+    apart = np.linalg.norm(centres[:, None] - centres[None], axis=-1)
+    dropped: set[int] = set()
+    order = sorted(range(len(records)), key=lambda i: -records[i].hits)
+    for a_pos, a in enumerate(order):
+        if a in dropped:
+            continue
+        for b in order[a_pos + 1 :]:
+            if b in dropped or apart[a, b] >= near[a, b]:
+                continue
+            together = (records[a].seen_frames & records[b].seen_frames).bit_count()
+            if together <= settings.double_together * records[b].hits:
+                dropped.add(b)
+    return [r for i, r in enumerate(records) if i not in dropped]

@@ -19,6 +19,7 @@ from vision.count.result import Count
 from vision.live.settings import LiveSettings
 from vision.live.sources import FrameSource, Recorder, SourceFault
 from vision.live.steady import SteadyTable, TableView
+from vision.live.still import StillCheck
 from vision.live.tally import Sighting, SortTally
 from vision.live.tracking import CardTracker
 
@@ -55,18 +56,49 @@ class Watcher:
         self.frames = 0
         self.last_count: Count | None = None
         self.tally = tally
+        # A steady table whose picture has not changed is not counted again (not with the
+        # tally, which follows each card laid down).
+        self.still = StillCheck(s) if tally is None else None
+        self.steady = False
+        self.still_from = 0  # the table's first counted frame of the still spell
+        self.unmatched = False  # the last counted frame had cards no track took (yet)
+        self.counted_frames = 0
 
     def step(self, image: Array, t: float) -> TableView:
-        """One frame at time ``t`` (s): counted and tracked when its turn comes."""
-        if self.frames % self.settings.detect_every_frames == 0:
+        """One frame at time ``t`` (s): counted and tracked when its turn comes, unless the
+        table is STEADY and the picture the one last counted (`StillCheck`)."""
+        if self.frames % self.settings.detect_every_frames == 0 and not self._held(image, t):
+            self.counted_frames += 1
             count = self.counter.count(image, name="frame", decks=self.decks)
             matches = self.tracker.update(count.cards)
             self.table.observe(t, count, matches)
+            self.unmatched = len(matches) < len(count.cards)
             if self.tally is not None:
                 self.tally.observe(t, self.frames, sightings(count.cards, matches))
             self.last_count = count
         self.frames += 1
-        return self.table.view(t)
+        view = self.table.view(t)
+        self.steady = view.steady
+        return view
+
+    def _held(self, image: Array, t: float) -> bool:
+        """Whether the frame at ``t`` (s) need not be counted: the table is STEADY and the
+        picture has not changed since the still spell began, so the cards seen in the
+        spell's counted frames are still there (all of them counted cards, and the last
+        counted frame had no card the tracker has yet to take up)."""
+        if self.still is None:
+            return False
+        if not self.still.still(self.still.thumbnail(image)):
+            self.still_from = self.table.frames  # a new spell: its first counted frame
+        elif (
+            self.steady
+            and not self.unmatched
+            and not self.still.due(t)
+            and self.table.hold(t, self.still_from)
+        ):
+            return True
+        self.still.counted(t)
+        return False
 
 
 def sightings(cards: Cards, matches: list[tuple[int, int]]) -> list[Sighting]:
