@@ -82,6 +82,7 @@ class Rest:
     last_s: float
     outlines: list[Array] = field(default_factory=list)
     votes: dict[str, float] = field(default_factory=dict)
+    stirred: bool = False  # something moved over it while it rested (or as it came)
 
     def add(self, t: float, s: Sighting) -> None:
         self.last_s = t
@@ -117,6 +118,17 @@ class Place:
     # its sightings of the last settle_s: (time s, outline px, deck, naming confidence)
     recent: list[tuple[float, Array, str | None, float]] = field(default_factory=list)
     counted_s: float = 0.0  # when the tally took it
+    # with motion: since when something moves over it (None: calm), the last time it
+    # moved, how long a hand dwelt over it since then (s), and the hands that dwelt over it
+    # since it was last seen calm (each may have laid a card on it)
+    stir_s: float | None = None
+    moved_s: float = -1e9
+    dwell_s: float = 0.0
+    dwelt: int = 0
+    dwelt_s: float = 0.0  # when the last of them went
+    sides: Array = field(default_factory=lambda: np.zeros(4))  # moved beside it, this passing
+    passed: bool = False  # something passed over it since it was last seen calm
+    under: bool = False  # a card counted after it lies on it (it takes no hands' dwell)
 
     def __post_init__(self) -> None:
         self.present_s = max(self.present_s, self.last_s)

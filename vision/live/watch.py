@@ -16,6 +16,7 @@ from vision.core.cards import BACK, Cards
 from vision.core.types import Array
 from vision.count.counter import Counter
 from vision.count.result import Count
+from vision.live.motion import MotionMeter
 from vision.live.settings import LiveSettings
 from vision.live.sources import FrameSource, Recorder, SourceFault
 from vision.live.steady import SteadyTable, TableView
@@ -55,15 +56,20 @@ class Watcher:
         self.frames = 0
         self.last_count: Count | None = None
         self.tally = tally
+        # with a tally: where each frame moved (a hand passing over a card, or laying one)
+        self.motion = MotionMeter() if tally is not None else None
 
     def step(self, image: Array, t: float) -> TableView:
         """One frame at time ``t`` (s): counted and tracked when its turn comes."""
+        if self.motion is not None:
+            self.motion.add(image, t)
         if self.frames % self.settings.detect_every_frames == 0:
             count = self.counter.count(image, name="frame", decks=self.decks)
             matches = self.tracker.update(count.cards)
             self.table.observe(t, count, matches)
             if self.tally is not None:
-                self.tally.observe(t, self.frames, sightings(count.cards, matches))
+                motion = self.motion.take() if self.motion is not None else None
+                self.tally.observe(t, self.frames, sightings(count.cards, matches), motion)
             self.last_count = count
         self.frames += 1
         return self.table.view(t)
