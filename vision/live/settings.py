@@ -137,6 +137,7 @@ class TallySettings:
     past_share: float = 0.25
     shift_tolerance: float = 0.05
     arrive_s: float = 0.5
+    within_share: float = 0.97
     calm_s: float = 0.15
     after_s: float = 0.3
     dwelt_for_s: float = 2.0

@@ -366,7 +366,9 @@ class SortTally:
                 return
         if self._is_place(outline, since_s=rest.first_s):
             return  # taken already, from the sightings of the card it lies on
-        if self.with_motion and self._beneath(rest, outline):
+        if self.with_motion and (
+            self._beneath(rest, outline) or self._within_known(outline) >= self.settings.within_share
+        ):
             return
         moved = self._moved_from(rest.deck(), rest.first_s, rest.last_s, outline)
         if moved is not None:
@@ -376,6 +378,25 @@ class SortTally:
             self.events.append(TallyEvent(MOVED, place.deck(), place.number, frame, t))
             return
         self._count(t, frame, outline, rest.votes, rest.first_s, t)
+
+    def _within_known(self, outline: Array) -> float:
+        """Share of ``outline`` that lies on cards known to lie on the table: a new card
+        laid on a spread or beside it reaches past them; the detector's whole outline
+        for cards of a spread covered by the next ones lies within them."""
+        q = np.asarray(outline, np.float64)
+        u = (np.arange(5) + 0.5) / 5
+        left, right = q[0] + (q[3] - q[0]) * u[:, None], q[1] + (q[2] - q[1]) * u[:, None]
+        pts = (left[:, None, :] + (right - left)[:, None, :] * u[None, :, None]).reshape(-1, 2)
+        inside = np.zeros(len(pts), bool)
+        for p in self.places:
+            if p.state == MOVED:
+                continue
+            c = np.asarray(p.outline, np.float64)
+            edges = np.roll(c, -1, axis=0) - c
+            rel = pts[:, None, :] - c[None, :, :]
+            cross = edges[None, :, 0] * rel[..., 1] - edges[None, :, 1] * rel[..., 0]
+            inside |= np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
+        return float(inside.mean())
 
     def _beneath(self, rest: Rest, outline: Array) -> bool:
         """Whether a known card that lies on much of ``outline`` was still seen whole while
