@@ -367,7 +367,8 @@ class SortTally:
         if self._is_place(outline, since_s=rest.first_s):
             return  # taken already, from the sightings of the card it lies on
         if self.with_motion and (
-            self._beneath(rest, outline) or self._within_known(outline) >= self.settings.within_share
+            self._beneath(rest, outline)
+            or self._within_known(outline) >= self.settings.within_share
         ):
             return
         moved = self._moved_from(rest.deck(), rest.first_s, rest.last_s, outline)
@@ -426,6 +427,7 @@ class SortTally:
                 and (r.stirred or not self.with_motion)
                 and covered_share(r.outline(), outline) >= st.cover_share
                 and not self._is_place(r.outline())
+                and not (self.with_motion and self._within_known(r.outline()) >= st.within_share)
             ):
                 out.append(r)
         return sorted(out, key=lambda r: r.first_s)
