@@ -21,6 +21,29 @@ from vision.core.types import Array
 SAMPLES = 6
 
 
+def grid_points(outline: Array, n: int = SAMPLES) -> Array:
+    """``(n * n, 2)`` points spread evenly inside a card's ``(4, 2)`` outline (px)."""
+    q = np.asarray(outline, np.float64)
+    u = (np.arange(n) + 0.5) / n
+    left = q[0] + (q[3] - q[0]) * u[:, None]
+    right = q[1] + (q[2] - q[1]) * u[:, None]
+    out: Array = (left[:, None, :] + (right - left)[:, None, :] * u[None, :, None]).reshape(-1, 2)
+    return out
+
+
+def share_within(outline: Array, others: list[Array]) -> float:
+    """Share of ``outline`` (points inside it) that lies within any of ``others``."""
+    pts = grid_points(outline, 5)
+    inside = np.zeros(len(pts), bool)
+    for other in others:
+        c = np.asarray(other, np.float64)
+        edges = np.roll(c, -1, axis=0) - c
+        rel = pts[:, None, :] - c[None, :, :]
+        cross = edges[None, :, 0] * rel[..., 1] - edges[None, :, 1] * rel[..., 0]
+        inside |= np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
+    return float(inside.mean())
+
+
 @dataclass(frozen=True)
 class Motion:
     """How long each cell of the picture moved since the last counted frame.
@@ -35,11 +58,7 @@ class Motion:
 
     def _samples(self, outline: Array) -> Array:
         """Seconds moved at a grid of points inside ``outline`` (``(4, 2)`` image px)."""
-        q = np.asarray(outline, np.float64)
-        u = (np.arange(SAMPLES) + 0.5) / SAMPLES
-        left = q[0] + (q[3] - q[0]) * u[:, None]
-        right = q[1] + (q[2] - q[1]) * u[:, None]
-        pts = (left[:, None, :] + (right - left)[:, None, :] * u[None, :, None]).reshape(-1, 2)
+        pts = grid_points(outline)
         h, w = self.moved_s.shape[:2]
         cells = np.floor(pts / self.cell_px).astype(int)
         cx = np.clip(cells[:, 0], 0, w - 1)

@@ -1,26 +1,21 @@
 """Tally while sorting: count each card of a deck as it is laid down, so a card later
 covered by the next one still counts.
 
-During the sort every card is seen whole at least once: when it lands, before the next
-card covers it. `SortTally` remembers each card seen land as a *place* (its outline on the
-table and its deck) and counts the places. It reads the backs of each counted frame, each
-with the track ByteTrack gave it (`vision.live.tracking`):
+`SortTally` remembers each card seen land as a *place* (its outline and deck) and counts
+the places, from the backs of each counted frame with their ByteTrack ids: only whole
+cards' shapes count; a sighting within ``place_tolerance`` of a place is that place's;
+a track resting ``settle_s`` elsewhere becomes a place (a card taken back sooner never
+counts); a resting card covered by a newer one after ``min_rest_s`` still counts; a
+counted card that vanishes, and one of its deck landing within ``move_within_s``: moved,
+counted once; `undo` takes back the last counted card (it stays a place).
 
-- only sightings with a whole card's shape count (a sliver of a covered card is left out);
-- a sighting within ``place_tolerance`` of a known place is that place's (one a place, the
-  closest first); the others rest with their track;
-- a track that rests at one place (within ``rest_tolerance`` of where it came to rest) for
-  ``settle_s`` with ``min_hits`` sightings becomes a place and is counted, unless it is a
-  known place again; a card laid down and taken back sooner never counts;
-- a resting card covered by a newer card before ``settle_s`` still counts, if it rested
-  ``min_rest_s`` and the newer card came within ``cover_gap_s`` of its last sighting;
-- a known place whose sightings of the last ``settle_s`` agree on an outline more than
-  ``restack_tolerance`` off it has a new card on top (a card laid on one of its deck at
-  almost the same place);
-- a counted card that goes unseen, with no newer card over its place, and a card of its
-  deck that lands within ``move_within_s`` of its last sighting: the card was moved, and
-  counts once;
-- `undo` takes back the last counted card; it stays a place, so it is not counted again.
+With the watch loop's `Motion` (where the picture moved), a card counts only where something
+moved over it, one lying within known cards is none (the detector's outline for a spread's
+covered cards), and a card on a known card counts after a hand dwelt over it (not going on
+past it) or after a passing that shifted its outline by ``shift_tolerance``; with nothing
+passing over it a card is never counted again. Without motion, a known place whose recent
+sightings agree on an outline ``restack_tolerance`` off it has a new card on top
+(`docs/reference.md`).
 
 Outlines are ``(4, 2)`` image pixels; tolerances are shares of the card's long side.
 Nothing here knows of the detector or the tracker: tests drive it with hand-made tracks.
@@ -34,7 +29,7 @@ import numpy as np
 
 from vision.core.geometry import covered_share, long_side, outline_distance
 from vision.core.types import Array
-from vision.live.motion import Motion
+from vision.live.motion import Motion, share_within
 from vision.live.places import (
     COUNTED,
     MOVED,
@@ -160,8 +155,7 @@ class SortTally:
                 continue
             p.sides = np.maximum(p.sides, motion.sides(p.outline))
             if t - p.moved_s >= st.calm_s - 1e-9:
-                # a hand that went on past it (beyond both of two opposite sides) laid
-                # nothing on it
+                # a hand that went on past it (beyond two opposite sides) laid nothing
                 past = max(min(p.sides[0], p.sides[1]), min(p.sides[2], p.sides[3]))
                 if p.dwell_s >= st.dwell_s - 1e-9 and past < st.past_share:
                     p.dwelt += 1
@@ -186,8 +180,7 @@ class SortTally:
         off = outline_distance(median, place.outline) / scale
         passed, place.passed = place.passed, False
         if not place.dwelt:
-            # a hand that passed and left the top card's outline further off than the
-            # detector's wobble (its sightings agreeing) laid a card on it
+            # a passing that left the top card further off than the wobble laid a card
             spread = np.median([outline_distance(r[1], median) / scale for r in place.recent])
             if not (passed and off > st.shift_tolerance and spread <= st.restack_tolerance):
                 if off <= st.place_tolerance:
@@ -366,10 +359,7 @@ class SortTally:
                 return
         if self._is_place(outline, since_s=rest.first_s):
             return  # taken already, from the sightings of the card it lies on
-        if self.with_motion and (
-            self._beneath(rest, outline)
-            or self._within_known(outline) >= self.settings.within_share
-        ):
+        if self.with_motion and (self._beneath(rest, outline) or self._within_known(outline)):
             return
         moved = self._moved_from(rest.deck(), rest.first_s, rest.last_s, outline)
         if moved is not None:
@@ -380,24 +370,12 @@ class SortTally:
             return
         self._count(t, frame, outline, rest.votes, rest.first_s, t)
 
-    def _within_known(self, outline: Array) -> float:
-        """Share of ``outline`` that lies on cards known to lie on the table: a new card
-        laid on a spread or beside it reaches past them; the detector's whole outline
-        for cards of a spread covered by the next ones lies within them."""
-        q = np.asarray(outline, np.float64)
-        u = (np.arange(5) + 0.5) / 5
-        left, right = q[0] + (q[3] - q[0]) * u[:, None], q[1] + (q[2] - q[1]) * u[:, None]
-        pts = (left[:, None, :] + (right - left)[:, None, :] * u[None, :, None]).reshape(-1, 2)
-        inside = np.zeros(len(pts), bool)
-        for p in self.places:
-            if p.state == MOVED:
-                continue
-            c = np.asarray(p.outline, np.float64)
-            edges = np.roll(c, -1, axis=0) - c
-            rel = pts[:, None, :] - c[None, :, :]
-            cross = edges[None, :, 0] * rel[..., 1] - edges[None, :, 1] * rel[..., 0]
-            inside |= np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
-        return float(inside.mean())
+    def _within_known(self, outline: Array) -> bool:
+        """Whether known cards cover ``within_share`` of ``outline``: a new card laid on a
+        spread or beside it reaches past them; the detector's whole outline for cards of
+        a spread covered by the next ones lies within them."""
+        known = [p.outline for p in self.places if p.state != MOVED]
+        return share_within(outline, known) >= self.settings.within_share
 
     def _beneath(self, rest: Rest, outline: Array) -> bool:
         """Whether a known card that lies on much of ``outline`` was still seen whole while
@@ -427,7 +405,7 @@ class SortTally:
                 and (r.stirred or not self.with_motion)
                 and covered_share(r.outline(), outline) >= st.cover_share
                 and not self._is_place(r.outline())
-                and not (self.with_motion and self._within_known(r.outline()) >= st.within_share)
+                and not (self.with_motion and self._within_known(r.outline()))
             ):
                 out.append(r)
         return sorted(out, key=lambda r: r.first_s)
