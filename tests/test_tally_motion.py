@@ -159,3 +159,28 @@ def test_motion_meter_marks_where_the_picture_changed_and_for_how_long() -> None
     meter.add(laid, 0.3)
     after = meter.take()
     assert after is not None and after.share(outline) == 0.0
+
+
+def test_a_covered_cards_outline_read_whole_within_a_spread_after_a_hand_is_not_a_new_card() -> (
+    None
+):
+    # two cards of a spread, 14 px apart, each carried in; at 5 s a hand passes briefly over
+    # the spread and the detector then also reads the covered card's region as a whole card
+    spread: Box = (70, 60, 150, 140)
+
+    def script(k: int) -> tuple[list[Sighting], Motion]:
+        if k < 5:
+            return [], moved()
+        if k < 25:
+            return [card(1, 100, 100)], moved(CARD) if k < 7 else moved()
+        if k < 27:
+            return [], moved(spread)
+        if k < 50:
+            return [card(2, 114, 100)], moved()
+        if k < 51:
+            return [], moved(spread)
+        return [card(2, 114, 100), card(7, 104, 100)], moved()
+
+    tally = run(script, 90)
+    assert tally.counts()["pump"] == 2
+    assert [e.kind for e in tally.events] == [COUNTED, COUNTED]
