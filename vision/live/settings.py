@@ -104,12 +104,16 @@ class TallySettings:
         calm_s: a passing ends when the place lay still this long.
         after_s: after a hand dwelt over a place, its top card seen still there this long
             (with ``cover_min_hits`` sightings) is a new card laid on it.
-        past_share: ... a hand went on past a place when this share of the places one card
+        dwell_share: the share of a place's outline that must move for ``dwell_s``.
+        past_share: a hand went on past a place when this share of the places one card
             beyond two opposite sides of it moved in the passing.
         shift_tolerance: after something passed over a place (not dwelling), a top card
             seen lying this far (and agreeing) from where the card lay is a new card on it.
         dwelt_for_s: a hand that dwelt over a place whose card is not seen again this soon
             laid nothing there.
+        within_share: with motion, a resting card this much of which lies within known
+            cards is no new card (the detector's whole outline for a spread's covered
+            cards); a new card on a spread reaches past them.
     """
 
     settle_s: float = 1.0
