@@ -356,9 +356,18 @@ def tally_window(home: Path, keys: dict[int, str], still: str) -> tuple[list[str
 
     tally = SortTally(DECKS)
     watcher = Watcher(StubCounter(script), DECKS, LiveSettings(detect_every_frames=1), FPS, tally)
-    image = np.zeros((160, 200, 3), np.uint8)
+
+    def picture(k: int) -> Any:  # the cards drawn where the stub counter says they lie
+        image = np.zeros((160, 200, 3), np.uint8)
+        for n in script(k):
+            (x, y), _ = SPOTS[n]
+            image[y : y + 60, x : x + 40] = 220
+        return image
+
     # frames reach the tally as the window shows them, as they do live
-    ticks = (Tick(watcher.step(image, k / FPS), image, k, k / FPS, FPS) for k in range(80))
+    ticks = (
+        Tick(watcher.step(picture(k), k / FPS), picture(k), k, k / FPS, FPS) for k in range(80)
+    )
     labels = {"pump": "Ann (pump)", "carriage": "Ben (carriage)"}
     still_counter = StubCounter(lambda k: still)
     taker = RoundTaker(

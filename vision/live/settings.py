@@ -129,6 +129,25 @@ class TallySettings:
         move_within_s: a card of its deck landing this soon after a picked-up card was last
             seen is that card, moved.
         forget_s: a track unseen this long is forgotten.
+        motion_share: with motion (`vision.live.motion`), something passes over a place
+            or a resting card when this share of its outline moved (a card resting counts
+            only if something passed over it, from ``arrive_s`` before it was first seen) ...
+        dwell_s: ... and a hand dwelt over a place when ``dwell_share`` of its outline
+            moved this long (s) in one passing, and did not go on past it (beyond two
+            opposite sides); a hand only passing over moves it more briefly, or goes on.
+        calm_s: a passing ends when the place lay still this long.
+        after_s: after a hand dwelt over a place, its top card seen still there this long
+            (with ``cover_min_hits`` sightings) is a new card laid on it.
+        dwell_share: the share of a place's outline that must move for ``dwell_s``.
+        past_share: a hand went on past a place when this share of the places one card
+            beyond two opposite sides of it moved in the passing.
+        shift_tolerance: after something passed over a place (not dwelling), a top card
+            seen lying this far (and agreeing) from where the card lay is a new card on it.
+        dwelt_for_s: a hand that dwelt over a place whose card is not seen again this soon
+            laid nothing there.
+        within_share: with motion, a resting card this much of which lies within known
+            cards is no new card (the detector's whole outline for a spread's covered
+            cards); a new card on a spread reaches past them.
     """
 
     settle_s: float = 1.0
@@ -150,8 +169,20 @@ class TallySettings:
     vanish_s: float = 0.5
     move_within_s: float = 4.0
     forget_s: float = 3.0
+    motion_share: float = 0.25
+    dwell_s: float = 0.15
+    dwell_share: float = 0.5
+    past_share: float = 0.25
+    shift_tolerance: float = 0.05
+    arrive_s: float = 0.5
+    within_share: float = 0.97
+    calm_s: float = 0.15
+    after_s: float = 0.3
+    dwelt_for_s: float = 2.0
 
     def __post_init__(self) -> None:
+        if not 0 < self.motion_share <= 1:
+            raise ValueError("motion_share must be in (0, 1]")
         if self.min_hits < 1 or self.cover_min_hits < 1:
             raise ValueError("min_hits and cover_min_hits must be at least 1")
         if not 0 <= self.min_rest_s <= self.settle_s:

@@ -1,26 +1,21 @@
 """Tally while sorting: count each card of a deck as it is laid down, so a card later
 covered by the next one still counts.
 
-During the sort every card is seen whole at least once: when it lands, before the next
-card covers it. `SortTally` remembers each card seen land as a *place* (its outline on the
-table and its deck) and counts the places. It reads the backs of each counted frame, each
-with the track ByteTrack gave it (`vision.live.tracking`):
+`SortTally` remembers each card seen land as a *place* (its outline and deck) and counts
+the places, from the backs of each counted frame with their ByteTrack ids: only whole
+cards' shapes count; a sighting within ``place_tolerance`` of a place is that place's;
+a track resting ``settle_s`` elsewhere becomes a place (a card taken back sooner never
+counts); a resting card covered by a newer one after ``min_rest_s`` still counts; a
+counted card that vanishes, and one of its deck landing within ``move_within_s``: moved,
+counted once; `undo` takes back the last counted card (it stays a place).
 
-- only sightings with a whole card's shape count (a sliver of a covered card is left out);
-- a sighting within ``place_tolerance`` of a known place is that place's (one a place, the
-  closest first); the others rest with their track;
-- a track that rests at one place (within ``rest_tolerance`` of where it came to rest) for
-  ``settle_s`` with ``min_hits`` sightings becomes a place and is counted, unless it is a
-  known place again; a card laid down and taken back sooner never counts;
-- a resting card covered by a newer card before ``settle_s`` still counts, if it rested
-  ``min_rest_s`` and the newer card came within ``cover_gap_s`` of its last sighting;
-- a known place whose sightings of the last ``settle_s`` agree on an outline more than
-  ``restack_tolerance`` off it has a new card on top (a card laid on one of its deck at
-  almost the same place);
-- a counted card that goes unseen, with no newer card over its place, and a card of its
-  deck that lands within ``move_within_s`` of its last sighting: the card was moved, and
-  counts once;
-- `undo` takes back the last counted card; it stays a place, so it is not counted again.
+With the watch loop's `Motion` (where the picture moved), a card counts only where something
+moved over it, one lying within known cards is none (the detector's outline for a spread's
+covered cards), and a card on a known card counts after a hand dwelt over it (not going on
+past it) or after a passing that shifted its outline by ``shift_tolerance``; with nothing
+passing over it a card is never counted again. Without motion, a known place whose recent
+sightings agree on an outline ``restack_tolerance`` off it has a new card on top
+(`docs/reference.md`).
 
 Outlines are ``(4, 2)`` image pixels; tolerances are shares of the card's long side.
 Nothing here knows of the detector or the tracker: tests drive it with hand-made tracks.
@@ -29,16 +24,29 @@ Nothing here knows of the detector or the tracker: tests drive it with hand-made
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from vision.core.geometry import covered_share, long_side, outline_distance
 from vision.core.types import Array
+from vision.live.motion import Motion, share_within
+from vision.live.places import (
+    COUNTED,
+    MOVED,
+    UNDONE,
+    Place,
+    Rest,
+    Sighting,
+    TallyEvent,
+    tally_differences,
+)
 from vision.live.settings import TallySettings
 
 __all__ = [
+    "COUNTED",
+    "MOVED",
+    "UNDONE",
+    "Motion",
     "Sighting",
     "SortTally",
     "TallyEvent",
@@ -46,118 +54,6 @@ __all__ = [
     "outline_distance",
     "tally_differences",
 ]
-
-COUNTED = "counted"
-MOVED = "moved"
-UNDONE = "undone"
-
-
-@dataclass(frozen=True)
-class Sighting:
-    """One back seen in a counted frame.
-
-    Attributes:
-        track: its ByteTrack id.
-        outline: ``(4, 2)`` image pixels, as `vision.core.geometry.canonical_corners`.
-        deck: the deck it was named, ``None`` for a back of no deck (not tallied).
-        confidence: the naming confidence (its vote), in [0, 1].
-    """
-
-    track: int
-    outline: Array
-    deck: str | None
-    confidence: float = 1.0
-
-
-@dataclass(frozen=True)
-class TallyEvent:
-    """Something the tally did: a card ``counted``, ``moved`` (counted once) or ``undone``.
-
-    Attributes:
-        kind: ``counted``, ``moved`` or ``undone``.
-        deck: the card's deck.
-        card: the card's number in the tally (from 1, in the order counted).
-        frame: the frame it happened on; ``t`` its time (s).
-        covered: a counted card that was covered by the next one before it settled.
-        undone_frame: for ``undone``, the frame on which the undone card was counted.
-    """
-
-    kind: str
-    deck: str
-    card: int
-    frame: int
-    t: float
-    covered: bool = False
-    undone_frame: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The event as ``watch --tally --json`` prints it."""
-        out: dict[str, Any] = {
-            "event": self.kind,
-            "deck": self.deck,
-            "card": self.card,
-            "frame": self.frame,
-            "t": round(self.t, 3),
-        }
-        if self.covered:
-            out["covered"] = True
-        if self.undone_frame is not None:
-            out["undone_frame"] = self.undone_frame
-        return out
-
-
-@dataclass
-class Rest:
-    """A track while its card lies still: where it came to rest, since when, its votes."""
-
-    id: int
-    track: int
-    first_s: float
-    last_s: float
-    outlines: list[Array] = field(default_factory=list)
-    votes: dict[str, float] = field(default_factory=dict)
-
-    def add(self, t: float, s: Sighting) -> None:
-        self.last_s = t
-        self.outlines.append(np.asarray(s.outline, np.float64))
-        if s.deck is not None:
-            self.votes[s.deck] = self.votes.get(s.deck, 0.0) + s.confidence
-
-    @property
-    def hits(self) -> int:
-        return len(self.outlines)
-
-    def outline(self) -> Array:
-        """The median outline of the rest (px)."""
-        out: Array = np.median(np.stack(self.outlines), axis=0)
-        return out
-
-    def deck(self) -> str | None:
-        return max(self.votes, key=lambda d: self.votes[d]) if self.votes else None
-
-
-@dataclass
-class Place:
-    """A card known to lie on the table (seen land), counted or not."""
-
-    number: int  # from 1, in the order the tally took them
-    outline: Array
-    votes: dict[str, float]
-    landed_s: float
-    last_s: float  # last seen where it lies (within place_tolerance, or restack after a gap)
-    frame: int
-    state: str = COUNTED
-    present_s: float = 0.0  # last seen at least roughly where it lies (present_tolerance)
-    # its sightings of the last settle_s: (time s, outline px, deck, naming confidence)
-    recent: list[tuple[float, Array, str | None, float]] = field(default_factory=list)
-    counted_s: float = 0.0  # when the tally took it
-
-    def __post_init__(self) -> None:
-        self.present_s = max(self.present_s, self.last_s)
-        self.counted_s = max(self.counted_s, self.last_s)
-
-    def deck(self) -> str:
-        return max(self.votes, key=lambda d: self.votes[d])
 
 
 class SortTally:
@@ -178,30 +74,53 @@ class SortTally:
         self._numbered = 0
         self._rest_ids = 0
         self._sizes: list[float] = []  # long sides of the whole cards seen lately (px)
+        self.with_motion = False  # motion was given: the rules of `vision.live.motion`
+        self._first_s: float | None = None  # the first frame's time (s)
+        self._motions: list[tuple[float, Motion]] = []  # those of the last arrive_s
 
     # -- reading frames --------------------------------------------------------------
 
-    def observe(self, t: float, frame: int, sightings: Sequence[Sighting]) -> list[TallyEvent]:
-        """Read one counted frame at ``t`` (s); the events it caused."""
+    def observe(
+        self,
+        t: float,
+        frame: int,
+        sightings: Sequence[Sighting],
+        motion: Motion | None = None,
+    ) -> list[TallyEvent]:
+        """Read one counted frame at ``t`` (s); the events it caused. With ``motion`` (where
+        the picture moved since the last counted frame), a card counts only where something
+        passed over it, and a card on a known card only after a hand dwelt over it."""
         before = len(self.events)
+        if self._first_s is None:
+            self._first_s = t
         sightings = [
             s if s.deck is None or s.deck in self.decks else Sighting(s.track, s.outline, None)
             for s in sightings
         ]
         sightings = [s for s in sightings if self._whole(s.outline)]
+        if motion is not None:
+            self.with_motion = True
+            self._motions = [(u, m) for u, m in self._motions if t - u < self.settings.arrive_s]
+            self._motions.append((t, motion))
+            self._stir(t, motion)
         known = self._known(t, sightings)
         for k, s in enumerate(sightings):
             place = known[k]
             if place is not None:
                 place.last_s = t
-                place.recent.append((t, np.asarray(s.outline, np.float64), s.deck, s.confidence))
+                if place.moved_s < t:  # seen lying still, no hand over it
+                    rec = (t, np.asarray(s.outline, np.float64), s.deck, s.confidence)
+                    place.recent.append(rec)
                 rest_id = self._resting_on.get(s.track)
                 if rest_id is not None:  # it was this card resting, not a new one
                     self._drop(self.rests[rest_id])
                 continue
             self._rest(t, s)
         for place in list(self.places):
-            self._restacked(t, frame, place)
+            if self.with_motion:
+                self._laid_on(t, frame, place)
+            else:
+                self._restacked(t, frame, place)
         for rest in sorted(self.rests.values(), key=lambda r: r.first_s):
             if rest.id not in self.rests:
                 continue  # counted above, as covered
@@ -216,6 +135,86 @@ class SortTally:
         for rest in [r for r in self.rests.values() if t - r.last_s > self.settings.forget_s]:
             self._drop(rest)
         return self.events[before:]
+
+    def _stir(self, t: float, motion: Motion) -> None:
+        """Follow what passes over each known card on top: a passing starts when
+        ``motion_share`` of its outline moves and ends once it lies still ``calm_s``; a
+        hand that moved over half of it for ``dwell_s`` or more dwelt there (and may have
+        laid a card on it)."""
+        st = self.settings
+        for p in self.places:
+            if p.state == MOVED or p.under:
+                continue
+            if motion.share(p.outline) >= st.motion_share:
+                if p.stir_s is None:
+                    p.stir_s, p.dwell_s, p.sides = t, 0.0, np.zeros(4)
+                p.dwell_s += motion.dwell(p.outline, st.dwell_share)
+                p.moved_s = t
+                p.recent = []
+            if p.stir_s is None:
+                continue
+            p.sides = np.maximum(p.sides, motion.sides(p.outline))
+            if t - p.moved_s >= st.calm_s - 1e-9:
+                # a hand that went on past it (beyond two opposite sides) laid nothing
+                past = max(min(p.sides[0], p.sides[1]), min(p.sides[2], p.sides[3]))
+                if p.dwell_s >= st.dwell_s - 1e-9 and past < st.past_share:
+                    p.dwelt += 1
+                    p.dwelt_s = t
+                p.passed = True
+                p.stir_s = None
+
+    def _laid_on(self, t: float, frame: int, place: Place) -> None:
+        """With motion: a known card over which a hand dwelt, seen lying still again for
+        ``after_s``, has a new card on it (one a dwelling hand); with no hand, it is the
+        same card, followed as the camera drifts."""
+        st = self.settings
+        place.recent = [r for r in place.recent if t - r[0] <= st.settle_s + 1e-9]
+        if place.dwelt and t - place.dwelt_s > st.dwelt_for_s:
+            place.dwelt = 0  # not seen again: the hand laid nothing there
+        if place.stir_s is not None or len(place.recent) < st.cover_min_hits:
+            return
+        if place.recent[-1][0] != t or t - place.recent[0][0] < st.after_s - 1e-9:
+            return
+        median: Array = np.median(np.stack([r[1] for r in place.recent]), axis=0)
+        scale = long_side(median)
+        off = outline_distance(median, place.outline) / scale
+        passed, place.passed = place.passed, False
+        if not place.dwelt:
+            # a passing that left the top card further off than the wobble laid a card
+            spread = np.median([outline_distance(r[1], median) / scale for r in place.recent])
+            if not (passed and off > st.shift_tolerance and spread <= st.restack_tolerance):
+                if off <= st.place_tolerance:
+                    place.outline = median  # the same card, as the camera drifts
+                return
+            place.dwelt = 1
+        votes: dict[str, float] = {}
+        for _, _, deck, conf in place.recent:
+            if deck is not None:
+                votes[deck] = votes.get(deck, 0.0) + conf
+        if not votes:
+            return
+        first = place.recent[0][0]
+        dwelt, place.dwelt, place.recent = place.dwelt, 0, []
+        deck = max(votes, key=lambda d: votes[d])
+        for _ in range(dwelt):
+            moved = self._moved_from(deck, first, t, median)
+            if moved is None:
+                self._count(t, frame, median, votes, first, t)
+                continue
+            moved.state = MOVED
+            new = Place(moved.number, median, dict(votes), first, t, frame)
+            self._lay_over(new)
+            self.places.append(new)
+            self.events.append(TallyEvent(MOVED, new.deck(), new.number, frame, t))
+
+    def _lay_over(self, new: Place) -> None:
+        """A card newly on the table: the known cards it lies on take no more hands."""
+        for p in self.places:
+            if (
+                p.state != MOVED
+                and covered_share(p.outline, new.outline) >= self.settings.cover_share
+            ):
+                p.under, p.dwelt, p.recent = True, 0, []
 
     def _whole(self, outline: Array) -> bool:
         """Whether an outline has a whole card's shape: its sides in a card's proportion,
@@ -272,7 +271,7 @@ class SortTally:
         there when its sighting is, or when a sighting that is no other card lies within
         ``present_tolerance`` of it."""
         st = self.settings
-        live = [p for p in self.places if p.state != MOVED]
+        live = [p for p in self.places if p.state != MOVED and not (p.under and self.with_motion)]
         near: list[list[tuple[float, int]]] = [[] for _ in sightings]
         pairs = []
         for k, s in enumerate(sightings):
@@ -331,6 +330,11 @@ class SortTally:
             self.rests[rest.id] = rest
             self._resting_on[s.track] = rest.id
         rest.add(t, s)
+        if not rest.stirred and (
+            rest.first_s == self._first_s
+            or any(m.share(s.outline) >= st.motion_share for _, m in self._motions)
+        ):
+            rest.stirred = True  # it came lately (or lay there before the first frame)
 
     def _resting(self, t: float, rest: Rest, for_s: float, hits: int) -> bool:
         """Whether ``rest`` is seen now and has lain still ``for_s`` with ``hits`` sightings."""
@@ -339,6 +343,7 @@ class SortTally:
             and rest.hits >= hits
             and rest.last_s - rest.first_s >= for_s - 1e-9
             and rest.deck() is not None
+            and (rest.stirred or not self.with_motion)
         )
 
     def _land(self, t: float, frame: int, rest: Rest) -> None:
@@ -354,7 +359,9 @@ class SortTally:
                 return
         if self._is_place(outline, since_s=rest.first_s):
             return  # taken already, from the sightings of the card it lies on
-        moved = self._moved_from(rest, outline)
+        if self.with_motion and (self._beneath(rest, outline) or self._within_known(outline)):
+            return
+        moved = self._moved_from(rest.deck(), rest.first_s, rest.last_s, outline)
         if moved is not None:
             moved.state = MOVED
             place = Place(moved.number, outline, dict(rest.votes), rest.first_s, t, frame)
@@ -362,6 +369,26 @@ class SortTally:
             self.events.append(TallyEvent(MOVED, place.deck(), place.number, frame, t))
             return
         self._count(t, frame, outline, rest.votes, rest.first_s, t)
+
+    def _within_known(self, outline: Array) -> bool:
+        """Whether known cards cover ``within_share`` of ``outline``: a new card laid on a
+        spread or beside it reaches past them; the detector's whole outline for cards of
+        a spread covered by the next ones lies within them."""
+        known = [p.outline for p in self.places if p.state != MOVED]
+        return share_within(outline, known) >= self.settings.within_share
+
+    def _beneath(self, rest: Rest, outline: Array) -> bool:
+        """Whether a known card that lies on much of ``outline`` was still seen whole while
+        this card rested: then it lies on this one (a card beneath, or the detector's
+        whole outline for the covered cards of a spread), and this one is no new card."""
+        st = self.settings
+        return any(
+            p.state != MOVED
+            and p.landed_s < rest.first_s
+            and p.last_s > rest.first_s + st.min_rest_s
+            and covered_share(outline, p.outline) >= st.cover_share
+            for p in self.places
+        )
 
     def _covered_by(self, rest: Rest, outline: Array) -> list[Rest]:
         """Resting cards, not yet counted, that this newer card came to lie on."""
@@ -375,23 +402,27 @@ class SortTally:
                 and r.last_s - r.first_s >= st.min_rest_s - 1e-9
                 and rest.first_s - r.last_s <= st.cover_gap_s
                 and r.deck() is not None
+                and (r.stirred or not self.with_motion)
                 and covered_share(r.outline(), outline) >= st.cover_share
                 and not self._is_place(r.outline())
+                and not (self.with_motion and self._within_known(r.outline()))
             ):
                 out.append(r)
         return sorted(out, key=lambda r: r.first_s)
 
-    def _moved_from(self, rest: Rest, outline: Array) -> Place | None:
-        """The counted card of this deck picked up shortly before this one landed, if any."""
+    def _moved_from(
+        self, deck: str | None, first_s: float, last_s: float, outline: Array
+    ) -> Place | None:
+        """The counted card of ``deck`` picked up shortly before a card of it came to lie
+        at ``outline`` (from ``first_s`` to ``last_s``), if any."""
         st = self.settings
-        deck = rest.deck()
         for p in sorted(self.places, key=lambda p: -p.present_s):
             if (
                 p.state == COUNTED
                 and p.deck() == deck
-                and p.present_s < rest.first_s
-                and rest.last_s - p.present_s >= st.vanish_s
-                and rest.first_s - p.present_s <= st.move_within_s
+                and p.present_s < first_s
+                and last_s - p.present_s >= st.vanish_s
+                and first_s - p.present_s <= st.move_within_s
                 and not self._is_covered(p)
                 and covered_share(p.outline, outline) < st.cover_share
             ):
@@ -434,6 +465,7 @@ class SortTally:
     ) -> None:
         self._numbered += 1
         place = Place(self._numbered, outline, dict(votes), landed_s, last_s, frame)
+        self._lay_over(place)
         self.places.append(place)
         self.events.append(TallyEvent(COUNTED, place.deck(), place.number, frame, t, covered))
 
@@ -465,23 +497,3 @@ class SortTally:
             if p.number == number and p.state == COUNTED:
                 return p.outline
         return None
-
-
-def tally_differences(
-    tally: dict[str, int],
-    still: dict[str, int],
-    ranges: dict[str, tuple[int, int]],
-    labels: dict[str, str] | None = None,
-) -> list[str]:
-    """Where the tally and the still count of the finished spread disagree beyond the still
-    count's range: one line per deck, for a person to look at (the tally wins, unflagged,
-    where the still count's range reaches it)."""
-    out = []
-    for deck, n in tally.items():
-        c = int(still.get(deck, 0))
-        lo, hi = ranges.get(deck, (c, c))
-        if not lo <= n <= hi:
-            seen = f"{c}" if lo == hi else f"{c} ({lo}-{hi})"
-            label = (labels or {}).get(deck, deck)
-            out.append(f"{label}: tally {n}, still photo {seen}")
-    return out

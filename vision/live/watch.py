@@ -16,6 +16,7 @@ from vision.core.cards import BACK, Cards
 from vision.core.types import Array
 from vision.count.counter import Counter
 from vision.count.result import Count
+from vision.live.motion import MotionMeter
 from vision.live.settings import LiveSettings
 from vision.live.sources import FrameSource, Recorder, SourceFault
 from vision.live.steady import SteadyTable, TableView
@@ -63,10 +64,14 @@ class Watcher:
         self.still_from = 0  # the table's first counted frame of the still spell
         self.unmatched = False  # the last counted frame had cards no track took (yet)
         self.counted_frames = 0
+        # with a tally: where each frame moved (a hand passing over a card, or laying one)
+        self.motion = MotionMeter() if tally is not None else None
 
     def step(self, image: Array, t: float) -> TableView:
         """One frame at time ``t`` (s): counted and tracked when its turn comes, unless the
         table is STEADY and the picture the one last counted (`StillCheck`)."""
+        if self.motion is not None:
+            self.motion.add(image, t)
         if self.frames % self.settings.detect_every_frames == 0 and not self._held(image, t):
             self.counted_frames += 1
             count = self.counter.count(image, name="frame", decks=self.decks)
@@ -74,7 +79,8 @@ class Watcher:
             self.table.observe(t, count, matches)
             self.unmatched = len(matches) < len(count.cards)
             if self.tally is not None:
-                self.tally.observe(t, self.frames, sightings(count.cards, matches))
+                motion = self.motion.take() if self.motion is not None else None
+                self.tally.observe(t, self.frames, sightings(count.cards, matches), motion)
             self.last_count = count
         self.frames += 1
         view = self.table.view(t)

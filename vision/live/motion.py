@@ -1,0 +1,125 @@
+"""Where the picture moved: a cheap per-frame sign that a hand passed over a place.
+
+`MotionMeter` takes every frame of the watch loop (not only the counted ones), shrinks it to
+a grey picture ``cell_px`` times smaller, and marks the cells whose grey level changed by
+more than ``threshold`` since the frame before. At each counted frame `MotionMeter.take`
+hands the tally a `Motion`: per cell, how long (s of the picture's clock) it moved since the
+last counted frame. The tally reads it only through `Motion.share` and `Motion.dwell`, so
+tests drive the tally with hand-made `Motion` values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.core.types import Array
+
+# sample points per side of a card's outline (a grid of SAMPLES x SAMPLES inside it)
+SAMPLES = 6
+
+
+def grid_points(outline: Array, n: int = SAMPLES) -> Array:
+    """``(n * n, 2)`` points spread evenly inside a card's ``(4, 2)`` outline (px)."""
+    q = np.asarray(outline, np.float64)
+    u = (np.arange(n) + 0.5) / n
+    left = q[0] + (q[3] - q[0]) * u[:, None]
+    right = q[1] + (q[2] - q[1]) * u[:, None]
+    out: Array = (left[:, None, :] + (right - left)[:, None, :] * u[None, :, None]).reshape(-1, 2)
+    return out
+
+
+def share_within(outline: Array, others: list[Array]) -> float:
+    """Share of ``outline`` (points inside it) that lies within any of ``others``."""
+    pts = grid_points(outline, 5)
+    inside = np.zeros(len(pts), bool)
+    for other in others:
+        c = np.asarray(other, np.float64)
+        edges = np.roll(c, -1, axis=0) - c
+        rel = pts[:, None, :] - c[None, :, :]
+        cross = edges[None, :, 0] * rel[..., 1] - edges[None, :, 1] * rel[..., 0]
+        inside |= np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
+    return float(inside.mean())
+
+
+@dataclass(frozen=True)
+class Motion:
+    """How long each cell of the picture moved since the last counted frame.
+
+    Attributes:
+        moved_s: ``(h, w)`` seconds each cell moved (0 where it lay still).
+        cell_px: image pixels per cell side.
+    """
+
+    moved_s: Array
+    cell_px: float
+
+    def _samples(self, outline: Array) -> Array:
+        """Seconds moved at a grid of points inside ``outline`` (``(4, 2)`` image px)."""
+        pts = grid_points(outline)
+        h, w = self.moved_s.shape[:2]
+        cells = np.floor(pts / self.cell_px).astype(int)
+        cx = np.clip(cells[:, 0], 0, w - 1)
+        cy = np.clip(cells[:, 1], 0, h - 1)
+        out: Array = self.moved_s[cy, cx]
+        return out
+
+    def share(self, outline: Array) -> float:
+        """Share of the outline that moved at all since the last counted frame, in [0, 1]."""
+        return float(np.mean(self._samples(outline) > 0))
+
+    def sides(self, outline: Array) -> Array:
+        """Share moved of the four card-sized places beside ``outline`` (one card length
+        away): past its first side, past the third, past the second, past the fourth."""
+        q = np.asarray(outline, np.float64)
+        along = [(q[1] - q[0] + q[2] - q[3]) / 2, (q[3] - q[0] + q[2] - q[1]) / 2]
+        length = max(float(np.linalg.norm(a)) for a in along)
+        out = []
+        for a in along:
+            step = a / max(float(np.linalg.norm(a)), 1e-6) * length
+            out += [self.share(q - step), self.share(q + step)]
+        return np.array(out)
+
+    def dwell(self, outline: Array, share: float = 0.5) -> float:
+        """How long (s) at least ``share`` of the outline moved since the last counted
+        frame."""
+        return float(np.quantile(self._samples(outline), 1.0 - share))
+
+
+class MotionMeter:
+    """Marks where each frame differs from the one before (``cell_px`` px cells).
+
+    Args:
+        cell_px: shrink factor of the grey picture compared (image px per cell).
+        threshold: grey levels (0-255) a cell must change by to count as moved.
+    """
+
+    def __init__(self, cell_px: int = 4, threshold: float = 20.0) -> None:
+        self.cell_px = cell_px
+        self.threshold = threshold
+        self._last: Array | None = None
+        self._last_t: float | None = None
+        self._moved: Array | None = None
+
+    def add(self, image: Array, t: float) -> None:
+        """One frame (BGR) at ``t`` (s)."""
+        h, w = image.shape[:2]
+        size = (max(1, w // self.cell_px), max(1, h // self.cell_px))
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        small = cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.int16)
+        if self._moved is None or self._moved.shape != small.shape:
+            self._moved = np.zeros(small.shape, np.float32)
+        if self._last is not None and self._last.shape == small.shape and self._last_t is not None:
+            dt = max(t - self._last_t, 0.0)
+            self._moved += (np.abs(small - self._last) > self.threshold) * np.float32(dt)
+        self._last, self._last_t = small, t
+
+    def take(self) -> Motion | None:
+        """The motion since the last take (``None`` before the first frame)."""
+        if self._moved is None:
+            return None
+        out = Motion(self._moved, float(self.cell_px))
+        self._moved = np.zeros_like(self._moved)
+        return out
