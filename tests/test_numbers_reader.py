@@ -109,3 +109,14 @@ def test_a_one_needs_its_own_higher_bar():
     assert np.allclose(read.confidence, [0.0, 0.97, 0.995])
     with pytest.raises(ValueError, match="one_min_confidence"):
         NumberReader(model, threads=1, one_min_confidence=1.5)
+
+
+def test_a_scene_face_lengthened_at_each_end_as_a_pile_top_is_found():
+    from vision.synth.face_crops import stretch_ends
+
+    quad = np.array([[10, 20], [110, 20], [110, 170], [10, 170]], np.float32)
+    # 10% of the 150 px long side out at the first short edge, 4% at the other
+    longer = stretch_ends(quad, 0.1, 0.04)
+    assert np.allclose(longer, [[10, 5], [110, 5], [110, 176], [10, 176]])
+    # a negative share moves the edge in: shortened_quads' look, one end at a time
+    assert np.allclose(stretch_ends(quad, -0.05, -0.05), shortened_quads(quad[None], (0.1,))[1])
