@@ -226,3 +226,12 @@ def test_a_close_photo_of_five_piles_reads_every_top_exactly(tallero):
     assert read_of(payload) == truth_of("clear")
     assert payload["uncertain"] == [] and payload["complete"] is True
     assert payload["total"] == 3 + 9 + 6 + 4 + 10
+
+
+def test_a_top_found_longer_than_it_is_is_read_in_a_shortened_look(tallero):
+    """``round.jpg``: the blue 7's box runs past the card (the pile peeks out under it), so
+    its indices sit inwards in the crop; read shortened, every top is read and the total
+    is the round's 27 Dutch cards."""
+    payload = tallero("piles", str(DATA / "round.jpg"), "--json").json()
+    assert read_of(payload) == truth_of("round")
+    assert payload["uncertain"] == [] and payload["total"] == 27

@@ -129,6 +129,11 @@ class VisionSettings:
     # whether two corner indices reading the same number count as two independent prints.
     number_views: int = 1
     number_agreement: bool = True
+    # Shares of its long side each face is also read shortened by (both ends alike; the
+    # surest look kept): a pile's top card is found longer than it is, its cards peeking out.
+    number_shortened: tuple[float, ...] = (0.05, 0.1)
+    # The probability a 1 needs (a blurred index's lone stroke reads as a 1).
+    number_one_min_confidence: float = 0.99
     # Canonical size a card is rectified to before its back or face is read.
     crop_width_px: int = 32
     crop_height_px: int = 48

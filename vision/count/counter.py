@@ -109,7 +109,13 @@ class Counter:
         self.reader: NumberReader | None = None
         if numbers_path is not None or numbers.is_file():
             self.reader = NumberReader(
-                numbers, threads, s.number_min_confidence, s.number_views, s.number_agreement
+                numbers,
+                threads,
+                s.number_min_confidence,
+                s.number_views,
+                s.number_agreement,
+                s.number_shortened,
+                s.number_one_min_confidence,
             )
             if self.reader.enrolled:
                 self.reader.min_confidence = s.enrolled_number_min_confidence

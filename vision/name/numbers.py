@@ -14,6 +14,11 @@ given (-1): it is never guessed.
 A face is read in ``views`` looks (its corners as found, then shifted and scaled by a few
 percent, as a detector finds them; `VIEW_SHIFTS`) whose band probabilities are averaged,
 and two bands reading the same number are wrong only if both are (``agreement``).
+
+The top card of a Dutch pile is often found longer than it is (the cards under it peek out
+at its ends), which moves its indices inwards in the crop. With ``shortened``, a face is
+also read with its long side shortened by each of those shares (both ends alike), and the
+look whose number is surest gives it (`surest`).
 """
 
 from __future__ import annotations
@@ -64,6 +69,20 @@ def view_quads(corners: Array, views: int) -> Array:
     out = [quads]
     for dx, dy, scale in VIEW_SHIFTS[: views - 1]:
         out.append((quads - centre) * scale + centre + np.array([dx, dy], np.float32) * width)
+    moved: Array = np.concatenate(out, axis=1).reshape(-1, 4, 2).astype(np.float32)
+    return moved
+
+
+def shortened_quads(corners: Array, shares: tuple[float, ...]) -> Array:
+    """``(n * (1 + len(shares)), 4, 2)`` quads: each of ``(n, 4, 2)`` quads (corners
+    clockwise from a short edge) as found, then with its long side shortened by each share,
+    both ends alike (rows ``i * looks + k``), image pixels."""
+    quads = np.asarray(corners, np.float32).reshape(-1, 1, 4, 2)
+    out = [quads]
+    # each short edge moves towards the other by half the share of the long side
+    towards = quads[:, :, [3, 2, 1, 0]]  # p0 to p3, p1 to p2 and back
+    for share in shares:
+        out.append(quads + (towards - quads) * np.float32(share / 2))
     moved: Array = np.concatenate(out, axis=1).reshape(-1, 4, 2).astype(np.float32)
     return moved
 
@@ -142,6 +161,20 @@ def combine(
     return Reading(values, confidence)
 
 
+def surest(readings: list[Reading], min_confidence: float) -> Reading:
+    """Per card, the number of the look (one `Reading` each, read with no bar) that is surest
+    of its number, given where that reaches ``min_confidence``."""
+    values = np.stack([r.values for r in readings], axis=1)
+    confidence = np.stack([r.confidence for r in readings], axis=1)
+    best = confidence.argmax(axis=1)
+    rows = np.arange(len(best))
+    v, c = values[rows, best], confidence[rows, best]
+    given = (v >= 1) & (c >= min_confidence)
+    return Reading(
+        np.where(given, v, -1).astype(np.int16), np.where(given, c, 0.0).astype(np.float32)
+    )
+
+
 class NumberReader:
     """The exported number reader (ONNX), reading the face cards of an image.
 
@@ -152,6 +185,10 @@ class NumberReader:
         min_confidence: the probability, 0..1, a number needs to be given.
         views: looks each face is read in (1..7, `view_quads`), their probabilities averaged.
         agreement: two bands reading the same number are wrong only if both are.
+        shortened: shares of its long side each face is also read shortened by
+            (`shortened_quads`), the surest look kept (`surest`); not with ``views``.
+        one_min_confidence: the probability a 1 needs (at least ``min_confidence``): a
+            blurred index's lone stroke is read as a 1 more often than any other number.
     """
 
     def __init__(
@@ -161,6 +198,8 @@ class NumberReader:
         min_confidence: float = 0.9,
         views: int = 1,
         agreement: bool = False,
+        shortened: tuple[float, ...] = (),
+        one_min_confidence: float = 0.0,
     ):
         self.path = Path(path)
         if not 0.0 <= min_confidence <= 1.0:
@@ -189,6 +228,14 @@ class NumberReader:
         view_quads(np.zeros((0, 4, 2), np.float32), views)  # checks the number of views
         self.views = views
         self.agreement = agreement
+        if shortened and views != 1:
+            raise ValueError("read faces either in views or shortened, not both")
+        if any(not 0.0 < share < 0.5 for share in shortened):
+            raise ValueError("each shortened share must lie within (0, 0.5)")
+        self.shortened = tuple(shortened)
+        if not 0.0 <= one_min_confidence <= 1.0:
+            raise ValueError("one_min_confidence must be within [0, 1]")
+        self.one_min_confidence = one_min_confidence
         self.sha256 = file_sha256(self.path)
         self.name = self.path.stem
 
@@ -215,11 +262,29 @@ class NumberReader:
         values = np.full(n, -1, np.int16)
         confidence = np.zeros(n, np.float32)
         faces = np.flatnonzero(cards.side == FACE)
-        if len(faces):
+        if len(faces) and self.shortened:
+            looks = 1 + len(self.shortened)
+            crops = CardRectifier(image_bgr, CARD_CROP_W_PX, CARD_CROP_H_PX).crops(
+                shortened_quads(cards.corners[faces], self.shortened)
+            )
+            p = self.band_probabilities(index_bands(crops)).reshape(len(faces), looks, 2, -1)
+            got = surest(
+                [
+                    combine(p[:, k].reshape(-1, p.shape[-1]), self.classes, 0.0, self.agreement)
+                    for k in range(looks)
+                ],
+                self.min_confidence,
+            )
+            values[faces] = got.values
+            confidence[faces] = got.confidence
+        elif len(faces):
             crops = CardRectifier(image_bgr, CARD_CROP_W_PX, CARD_CROP_H_PX).crops(
                 view_quads(cards.corners[faces], self.views)
             )
             got = self.read_crops(crops, self.views)
             values[faces] = got.values
             confidence[faces] = got.confidence
+        unsure_one = (values == 1) & (confidence < self.one_min_confidence)
+        values[unsure_one] = -1
+        confidence[unsure_one] = 0.0
         return Reading(values, confidence)

@@ -36,13 +36,22 @@ def _style(rng: np.random.Generator, family_share: float) -> object:
     return load_style("standin")
 
 
+# How long a photographed face lies in the photo, pixels (its long side; log-uniform).
+LONG_PX = (36.0, 220.0)
+
+
 def photograph(
-    face: np.ndarray, rng: np.random.Generator, width_px: int, height_px: int
+    face: np.ndarray,
+    rng: np.random.Generator,
+    width_px: int,
+    height_px: int,
+    long_px_range: tuple[float, float] = LONG_PX,
 ) -> tuple[np.ndarray, bool, bool]:
     """One crop of ``face`` (a full card picture) as a table photo would give it, and
     whether the index in the crop's top band, and in its bottom band, is covered."""
     # how big the card lies in the photo: its long side in pixels; all else at that size
-    long_px = float(np.exp(rng.uniform(np.log(36), np.log(220))))
+    lo, hi = long_px_range
+    long_px = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
     scale = long_px / face.shape[0]
     face = cv2.resize(
         face,
@@ -102,13 +111,15 @@ def drawn_crops(
     height_px: int,
     family_share: float = 0.5,
     looks_per_face: int = 4,
+    long_px_range: tuple[float, float] = LONG_PX,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``n`` photographed faces: crops ``(n, height_px, width_px, 3)`` uint8 BGR, their
     values ``(n,)`` and ``(n, 2)`` whether the index in the crop's top band, and in its
     bottom band, is covered.
 
     Each drawn face gives ``looks_per_face`` photographs; ``family_share`` of the faces
-    come from a random training art family, the rest from the stand-in art.
+    come from a random training art family, the rest from the stand-in art; each card's
+    long side in the photo is drawn from ``long_px_range`` pixels (log-uniform).
     """
     rng = np.random.default_rng([seed, 0xFACE])
     crops = np.empty((n, height_px, width_px, 3), np.uint8)
@@ -121,17 +132,41 @@ def drawn_crops(
         color = str(rng.choice(FACE_COLORS))
         face = style.draw_face(color, value, rng, CARD_W_PX, CARD_H_PX)  # type: ignore[attr-defined]
         for _ in range(min(looks_per_face, n - k)):
-            crops[k], covered[k, 0], covered[k, 1] = photograph(face, rng, width_px, height_px)
+            crops[k], covered[k, 0], covered[k, 1] = photograph(
+                face, rng, width_px, height_px, long_px_range
+            )
             values[k] = value
             k += 1
     return crops, values, covered
 
 
+def stretch_ends(quad: np.ndarray, top: float, bottom: float) -> np.ndarray:
+    """``quad`` (corners clockwise from a short edge) lengthened along its long side: its
+    first short edge moved out by ``top`` and its other by ``bottom`` of the long side (a
+    negative share moves it in), as a detector finds the top card of a pile longer, the
+    cards under it peeking out at its ends."""
+    q = np.asarray(quad, np.float32)
+    p0, p1, p2, p3 = q
+    out: np.ndarray = np.array(
+        [p0 + (p0 - p3) * top, p1 + (p1 - p2) * top, p2 + (p2 - p1) * bottom,
+         p3 + (p3 - p0) * bottom],
+        np.float32,
+    )  # fmt: skip
+    return out
+
+
 def scene_crops(
-    folder: Path, width_px: int, height_px: int, seed: int = 0, min_visible: float = 0.95
+    folder: Path,
+    width_px: int,
+    height_px: int,
+    seed: int = 0,
+    min_visible: float = 0.95,
+    stretch: float = 0.0,
 ) -> Iterator[tuple[np.ndarray, int]]:
     """The face-up cards of a ``dataset synth`` folder that show at least ``min_visible``
-    of themselves, cut out at their true corners jittered by ~2% of the card width."""
+    of themselves, cut out at their true corners jittered by ~2% of the card width; with
+    ``stretch``, seven in ten also lengthened at each end by up to that share of their
+    long side (`stretch_ends`)."""
     rng = np.random.default_rng([seed, 0x5CE])
     for truth_path in sorted((folder / "truth").glob("*.json")):
         rec = json.loads(truth_path.read_text())
@@ -145,4 +180,6 @@ def scene_crops(
             quad = np.asarray(c["corners"], np.float32)
             width = float(np.linalg.norm(quad[1] - quad[0]))
             quad = quad + rng.normal(0, 0.02 * width, (4, 2)).astype(np.float32)
+            if stretch > 0 and rng.random() < 0.7:
+                quad = stretch_ends(quad, *rng.uniform(0, stretch, 2))
             yield rect.crop(quad), int(c["value"])

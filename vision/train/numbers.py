@@ -32,27 +32,36 @@ from vision.name.numbers import (
     combine,
     index_bands,
 )
-from vision.synth.face_crops import VALUES, drawn_crops, scene_crops
+from vision.synth.face_crops import LONG_PX, VALUES, drawn_crops, scene_crops
 from vision.train.deck_net import stamp_metadata
 
 TASK = "tallero-number-reader"
 CLASSES = (*(str(v) for v in VALUES), HIDDEN)
 
 
-def drawn_bands(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``2n`` index bands of ``n`` photographed faces and their class indices (a covered
-    index is ``hidden``)."""
-    crops, values, covered = drawn_crops(n, seed, CARD_CROP_W_PX, CARD_CROP_H_PX)
+def drawn_bands(
+    n: int, seed: int, long_px_range: tuple[float, float] = LONG_PX
+) -> tuple[np.ndarray, np.ndarray]:
+    """``2n`` index bands of ``n`` photographed faces (their long side ``long_px_range``
+    pixels) and their class indices (a covered index is ``hidden``)."""
+    crops, values, covered = drawn_crops(
+        n, seed, CARD_CROP_W_PX, CARD_CROP_H_PX, long_px_range=long_px_range
+    )
     labels = np.where(covered, len(VALUES), (values - 1)[:, None])
     return index_bands(crops), labels.reshape(-1)
 
 
-def scene_bands(folders: list[Path], seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Index bands of the whole face cards of ``folders``, their labels, and the crops."""
+def scene_bands(
+    folders: list[Path], seed: int, stretch: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Index bands of the whole face cards of ``folders``, their labels, and the crops
+    (``stretch``: `vision.synth.face_crops.scene_crops`)."""
     crops: list[np.ndarray] = []
     values: list[int] = []
     for k, folder in enumerate(folders):
-        for crop, value in scene_crops(folder, CARD_CROP_W_PX, CARD_CROP_H_PX, seed + k):
+        for crop, value in scene_crops(
+            folder, CARD_CROP_W_PX, CARD_CROP_H_PX, seed + k, stretch=stretch
+        ):
             crops.append(crop)
             values.append(value)
     if not crops:
@@ -211,11 +220,17 @@ def train(
     lr: float = 3e-3,
     channels: tuple[int, int, int] = (8, 16, 32),
     budget_s: float | None = None,
+    init: Path | None = None,
+    drawn_long_px: tuple[float, float] = LONG_PX,
+    scene_stretch: float = 0.0,
 ) -> dict[str, object]:
     """Fit the reader, export it to ``out`` (ONNX) and return its figures. ``cache``: a
     folder where the drawn and scene bands (``.npz``, one file per scene folder) and the
     fit's checkpoint are kept and found again; with ``budget_s`` the fit stops after the
-    epoch that passes that many seconds (figures ``{"done": False}``; run it again)."""
+    epoch that passes that many seconds (figures ``{"done": False}``; run it again).
+    ``init``: a reader's weights (`save_weights`) to go on from, its shape kept;
+    ``drawn_long_px``: how long the drawn faces lie in their photos, pixels;
+    ``scene_stretch``: the scene faces' corners lengthened (`scene_bands`)."""
 
     def bands(name: str, make: Callable[[], tuple[np.ndarray, np.ndarray]]) -> tuple:
         if cache is not None and (cache / f"{name}.npz").is_file():
@@ -228,9 +243,12 @@ def train(
         return x, y
 
     t0 = time.time()
-    x_drawn, y_drawn = bands("drawn", lambda: drawn_bands(drawn, seed))
+    x_drawn, y_drawn = bands("drawn", lambda: drawn_bands(drawn, seed, drawn_long_px))
     per_folder = [
-        bands(f"scene-{folder.name}", lambda k=k, f=folder: scene_bands([f], seed + k)[:2])
+        bands(
+            f"scene-{folder.name}",
+            lambda k=k, f=folder: scene_bands([f], seed + k, scene_stretch)[:2],
+        )
         for k, folder in enumerate(scenes)
     ]
     x_scene = np.concatenate(
@@ -244,9 +262,15 @@ def train(
     t_data = time.time() - t0
     t1 = time.time()
     checkpoint = cache / "fit.pt" if cache is not None else None
+    start = None
+    if init is not None:
+        start = load_weights(init)
+        hidden = int(start[-1].in_features)
+        c1, c2, c3 = (int(m.out_channels) for m in start if hasattr(m, "out_channels"))
+        channels = (c1, c2, c3)
     net = fit_reader(
         x, y, epochs, seed, hidden, threads, lr=lr, channels=channels,
-        checkpoint=checkpoint, budget_s=budget_s,
+        checkpoint=checkpoint, budget_s=budget_s, init=start,
     )  # fmt: skip
     if net is None:
         return {"done": False}
@@ -276,6 +300,9 @@ def train(
         "channels": list(channels),
         "lr": lr,
         "scenes": [str(p) for p in scenes],
+        "drawn_long_px": list(drawn_long_px),
+        "scene_stretch": scene_stretch,
+        "init": str(init) if init is not None else None,
     }
     export(net, out, {"recipe": json.dumps(recipe), "figures": json.dumps(figures)})
     save_weights(net, out.with_suffix(".pt"), hidden, channels)
@@ -314,11 +341,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     ap.add_argument("--channels", default="8,16,32", help="conv channels of the 3 blocks")
     ap.add_argument("--budget-s", type=float, default=None, help="stop (resumable) after this")
+    ap.add_argument("--init", type=Path, default=None, help="go on from this reader's .pt")
+    ap.add_argument(
+        "--drawn-long-px", default="36,220", help="drawn faces' long side in the photo, px"
+    )
+    ap.add_argument(
+        "--scene-stretch", type=float, default=0.0, help="scene faces lengthened, share"
+    )
     a = ap.parse_args(argv)
     c1, c2, c3 = (int(v) for v in a.channels.split(","))
+    lo, hi = (float(v) for v in a.drawn_long_px.split(","))
     figures = train(
         a.out, a.scenes, a.val_scenes, a.drawn, a.epochs, a.seed, a.threads, a.cache,
-        a.hidden, a.lr, (c1, c2, c3), a.budget_s,
+        a.hidden, a.lr, (c1, c2, c3), a.budget_s, a.init, (lo, hi), a.scene_stretch,
     )  # fmt: skip
     print(json.dumps(figures))
 
