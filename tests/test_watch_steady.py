@@ -222,3 +222,53 @@ def test_shown_helper_of_test_watch_agrees() -> None:
 def test_odd_live_settings_are_refused(field: str, value: float, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         LiveSettings(**{field: value})
+
+
+def feed_unsure(table: SteadyTable, frames: int, script: Any, unsure: float) -> list[TableView]:
+    """`feed`, with the cards of track 9 found at detection confidence ``unsure``."""
+    views = []
+    for k in range(frames):
+        seen = script(k)
+        cards = stub_cards("".join(spot for _, spot in seen))
+        for i, (track, _) in enumerate(seen):
+            if track == 9:
+                cards.confidence[i] = unsure
+        count = Count("frame", (200, 160), cards, DECKS, {"name": "stub"})
+        table.observe(k / FPS, count, [(track, i) for i, (track, _) in enumerate(seen)])
+        views.append(table.view(k / FPS))
+    return views
+
+
+def test_an_unsure_box_seen_now_and_then_needs_the_evidence_of_sure_sightings() -> None:
+    # track 9 (card b) is found at confidence 0.5 in frames 3, 7 and 11 only: three
+    # sightings make a card without the evidence bar, not with it (1.5 < 3.0)
+    def script(k: int) -> list[tuple[int, str]]:
+        return [(1, "a"), (3, "d")] + ([(9, "b")] if k in (3, 7, 11) else [])
+
+    plain = feed_unsure(SteadyTable(DECKS, LiveSettings()), 40, script, 0.5)
+    assert {"pump": 2, "pail": 1} in [shown_view(v) for v in plain]
+    barred = feed_unsure(SteadyTable(DECKS, LiveSettings(appear_min_evidence=3.0)), 40, script, 0.5)
+    assert all(shown_view(v) == {"pump": 1, "pail": 1} for v in barred[5:])
+    # the sure cards count as soon as before
+    assert shown_view(plain[5]) == shown_view(barred[5]) == {"pump": 1, "pail": 1}
+
+
+def test_an_unsure_card_seen_often_enough_counts_with_the_evidence_bar() -> None:
+    # card b, found in every frame from frame 10, lies there: found at confidence 0.4 it
+    # counts once its sightings add up to 3.0 (8 frames: frame 17), found surely (0.95) at
+    # 0.5 s as before (frame 15)
+    def script(k: int) -> list[tuple[int, str]]:
+        return [(1, "a")] + ([(9, "b")] if k >= 10 else [])
+
+    settings = LiveSettings(appear_min_evidence=3.0)
+    unsure = feed_unsure(SteadyTable(DECKS, settings), 40, script, 0.4)
+    counts = [shown_view(v) for v in unsure]
+    assert counts[-1] == {"pump": 2} and unsure[-1].steady
+    assert counts.index({"pump": 2}) == 17
+    sure = feed_unsure(SteadyTable(DECKS, settings), 40, script, 0.95)
+    assert [shown_view(v) for v in sure].index({"pump": 2}) == 15
+
+
+def test_appear_min_evidence_cannot_be_negative() -> None:
+    with pytest.raises(ValueError):
+        LiveSettings(appear_min_evidence=-1.0)

@@ -13,7 +13,10 @@ class LiveSettings:
         detect_every_frames: count (detect and name) every Nth frame; the frames between
             show the cards where the tracker last saw them.
         appear_s: a new card counts once its track has lasted this long ...
-        appear_min_hits: ... and was seen in at least this many counted frames.
+        appear_min_hits: ... and was seen in at least this many counted frames ...
+        appear_min_evidence: ... whose detection confidences add up to at least this much
+            (a sure card's sightings are near 1 each; a box the detector is unsure of and
+            finds now and then needs more of them before it counts; 0: off).
         miss_grace_s: a counted card unseen for longer than this makes the view SETTLING.
         gone_after_s: a counted card unseen for longer than this was taken away (a hand
             resting over cards for longer than this is taken as a change of the table).
@@ -51,6 +54,7 @@ class LiveSettings:
     detect_every_frames: int = 2
     appear_s: float = 0.5
     appear_min_hits: int = 3
+    appear_min_evidence: float = 0.0
     miss_grace_s: float = 0.35
     gone_after_s: float = 1.5
     min_seen_share: float = 0.3
@@ -85,6 +89,8 @@ class LiveSettings:
         ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0 seconds")
+        if self.appear_min_evidence < 0:
+            raise ValueError("appear_min_evidence must be >= 0")
         if not 0 < self.min_seen_share <= 0.5:
             raise ValueError("min_seen_share must be in (0, 0.5]")
         if self.gone_after_s < self.miss_grace_s:

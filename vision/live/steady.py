@@ -222,6 +222,7 @@ class SteadyTable:
             elif (
                 not rec.counted
                 and rec.hits >= s.appear_min_hits
+                and rec.confidence_sum >= s.appear_min_evidence
                 and t - rec.first_s >= s.appear_s
                 and unseen <= grace
             ):
