@@ -407,3 +407,22 @@ def test_eval_on_the_committed_clip_gives_steady_right_counts(tallero) -> None:
     assert figures["wrong_steady"] == 0.0
     assert figures["hand_restored"] == 1.0
     assert figures["time_to_steady_s"]["max"] <= 1.0
+
+
+@pytest.mark.parametrize("decks", [4, 8])
+def test_a_webcam_clip_frames_every_card_whatever_the_drift(decks: int) -> None:
+    """The truth of a clip counts every card on the drawn table, so every card must stay in
+    the picture however far the webcam drifts (up to 14 px) or shakes."""
+    from vision.synth.layouts import all_corners
+    from vision.synth.plans import make_plan
+    from vision.synth.video import FRAME_PX, MARGIN, framed_camera
+
+    w, h = round(FRAME_PX[0] * MARGIN), round(FRAME_PX[1] * MARGIN)
+    drift = 14 + 2  # the widest drift, and a little for the shake and the slight turn
+    low = np.array([(w - FRAME_PX[0]) / 2 + drift, (h - FRAME_PX[1]) / 2 + drift])
+    high = np.array([w, h]) - low
+    for i in range(40):
+        plan = make_plan("sorted", decks, np.random.default_rng([decks, i, 1]), 0.3)
+        cam = framed_camera(plan, w, h, np.random.default_rng([decks, i, 2]))
+        corners = cam.project(all_corners(np.array([c.pose for c in plan.cards])))
+        assert (corners >= low).all() and (corners <= high).all(), f"plan {i}"

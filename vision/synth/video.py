@@ -11,6 +11,7 @@ per deck of the cards on the table (what a score sheet wants, hand or no hand).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ import cv2
 import numpy as np
 
 from vision.synth import distractors as dis
-from vision.synth.camera import project
+from vision.synth.camera import Camera, project
 from vision.synth.generate import SceneOptions, scene_art
 from vision.synth.labels import truth
 from vision.synth.plans import make_plan
@@ -28,6 +29,9 @@ from vision.synth.scene import fit_plan, render
 
 FRAME_PX = (640, 480)
 MARGIN = 1.12  # the scene is drawn this much larger than a frame, for the drift
+# The cards are framed inside the frame less this many px on each side, so that drift (up
+# to 14 px), shake and the slight turn never carry a card of the truth out of the picture.
+INSET_PX = 16
 EVENTS = ("still", "hand", "remove", "add")
 EVENT_WEIGHTS = (0.2, 0.4, 0.2, 0.2)
 
@@ -138,6 +142,16 @@ class Webcam:
         return np.clip(noisy, 0, 255).astype(np.uint8), blur
 
 
+def framed_camera(plan: Any, w: int, h: int, rng: np.random.Generator) -> Camera:
+    """A camera for the drawn table (``w`` x ``h``, MARGIN times a frame) that frames every
+    card of ``plan`` inside the middle frame less ``INSET_PX`` a side: a webcam pointed at
+    the table shows all its cards, whatever the drift."""
+    fw, fh = FRAME_PX[0] - 2 * INSET_PX, FRAME_PX[1] - 2 * INSET_PX
+    cam = fit_plan(plan, fw, fh, rng)
+    shift = np.array([[1, 0, (w - fw) / 2], [0, 1, (h - fh) / 2], [0, 0, 1]], np.float64)
+    return dataclasses.replace(cam, H=shift @ cam.H, width=w, height=h)
+
+
 def make_clip(opts: ClipOptions, index: int) -> tuple[list[np.ndarray], dict[str, Any]]:
     """Clip ``index``: its BGR frames and its truth record."""
     ss = np.random.SeedSequence([opts.seed, index, 0x71DE0])
@@ -149,7 +163,7 @@ def make_clip(opts: ClipOptions, index: int) -> tuple[list[np.ndarray], dict[str
     tile = tiles[int(r_misc.integers(len(tiles)))]
     w, h = (int(round(FRAME_PX[0] * MARGIN)), int(round(FRAME_PX[1] * MARGIN)))
     plan = make_plan("sorted", n_decks, r_plan, 0.3)
-    cam = fit_plan(plan, w, h, r_render)
+    cam = framed_camera(plan, w, h, r_render)
     render_seed = int(r_misc.integers(2**31))
 
     def drawn(table: Any) -> tuple[Any, dict[str, Any]]:
