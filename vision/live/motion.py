@@ -4,11 +4,8 @@
 a grey picture ``cell_px`` times smaller, and marks the cells whose grey level changed by
 more than ``threshold`` since the frame before. At each counted frame `MotionMeter.take`
 hands the tally a `Motion`: per cell, how long (s of the picture's clock) it moved since the
-last counted frame, and the counted frame itself in grey, ``picture_px`` times smaller: the
-tally compares a known card's place before and after a hand passed over it (
-`picture_change`: a card laid on it, or taken off it, changes the picture there; a hand only
-passing over leaves it as it was). The tally reads it only through these methods, so tests
-drive the tally with hand-made `Motion` values.
+last counted frame. The tally reads it only through `Motion.share` and `Motion.dwell`, so
+tests drive the tally with hand-made `Motion` values.
 """
 
 from __future__ import annotations
@@ -22,10 +19,6 @@ from vision.core.types import Array
 
 # sample points per side of a card's outline (a grid of SAMPLES x SAMPLES inside it)
 SAMPLES = 6
-# points per side of a card's outline compared before and after a hand (`Motion.patch`)
-PATCH_SAMPLES = 16
-# blur (picture px) of both pictures compared before and after a hand (`picture_change`)
-CHANGE_BLUR = 1.0
 
 
 def grid_points(outline: Array, n: int = SAMPLES) -> Array:
@@ -58,15 +51,10 @@ class Motion:
     Attributes:
         moved_s: ``(h, w)`` seconds each cell moved (0 where it lay still).
         cell_px: image pixels per cell side.
-        picture: the counted frame in grey (``uint8``), ``picture_px`` times smaller, or
-            ``None`` (then the tally decides by the motion alone).
-        picture_px: image pixels per pixel of ``picture``.
     """
 
     moved_s: Array
     cell_px: float
-    picture: Array | None = None
-    picture_px: float = 2.0
 
     def _samples(self, outline: Array) -> Array:
         """Seconds moved at a grid of points inside ``outline`` (``(4, 2)`` image px)."""
@@ -99,48 +87,6 @@ class Motion:
         frame."""
         return float(np.quantile(self._samples(outline), 1.0 - share))
 
-    def patch(self, outline: Array, n: int = PATCH_SAMPLES) -> Array | None:
-        """The picture's grey levels at ``n * n`` points inside ``outline`` (image px),
-        ``None`` without a picture."""
-        if self.picture is None:
-            return None
-        return sample(self.picture, outline, self.picture_px, n)
-
-
-def sample(picture: Array, outline: Array, picture_px: float, n: int = PATCH_SAMPLES) -> Array:
-    """A grey ``picture``'s levels at ``n * n`` points inside ``outline`` (image px; the
-    picture ``picture_px`` times smaller), bilinear."""
-    pts = (grid_points(outline, n) / picture_px - 0.5).astype(np.float32)
-    out: Array = cv2.remap(
-        np.asarray(picture, np.float32),
-        pts[:, 0].reshape(n, n),
-        pts[:, 1].reshape(n, n),
-        cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REPLICATE,
-    )
-    return out
-
-
-def picture_change(before: Array, after: Array, outline: Array, picture_px: float) -> float:
-    """How much the picture inside ``outline`` (image px) changed from ``before`` to
-    ``after`` (grey pictures ``picture_px`` times smaller): the camera's shake between them
-    taken off (the whole picture's shift, by phase correlation, windowed), both slightly blurred (a
-    frame blurred by a quick move), each patch less its mean and brought to the same
-    contrast (an exposure change is no change); the mean absolute difference left, in grey
-    levels (0-255). A card laid on a known card, or taken off it, changes it; a hand that only
-    passed over it leaves it as it was."""
-    a = cv2.GaussianBlur(np.asarray(before, np.float32), (0, 0), CHANGE_BLUR)
-    b = cv2.GaussianBlur(np.asarray(after, np.float32), (0, 0), CHANGE_BLUR)
-    window = cv2.createHanningWindow((a.shape[1], a.shape[0]), cv2.CV_32F)
-    (dx, dy), _ = cv2.phaseCorrelate(a, b, window)
-    pa = sample(a, outline, picture_px)
-    pb = sample(b, np.asarray(outline, np.float64) + (dx * picture_px, dy * picture_px), picture_px)
-    pa, pb = pa - pa.mean(), pb - pb.mean()
-    sa, sb = float(pa.std()), float(pb.std())
-    if sb > 1e-6:
-        pb = pb * (sa / sb)
-    return float(np.mean(np.abs(pa - pb)))
-
 
 class MotionMeter:
     """Marks where each frame differs from the one before (``cell_px`` px cells).
@@ -148,14 +94,11 @@ class MotionMeter:
     Args:
         cell_px: shrink factor of the grey picture compared (image px per cell).
         threshold: grey levels (0-255) a cell must change by to count as moved.
-        picture_px: shrink factor of the grey picture handed on at each take.
     """
 
-    def __init__(self, cell_px: int = 4, threshold: float = 20.0, picture_px: int = 2) -> None:
+    def __init__(self, cell_px: int = 4, threshold: float = 20.0) -> None:
         self.cell_px = cell_px
         self.threshold = threshold
-        self.picture_px = picture_px
-        self._grey: Array | None = None  # the last frame, grey, full size
         self._last: Array | None = None
         self._last_t: float | None = None
         self._moved: Array | None = None
@@ -165,7 +108,6 @@ class MotionMeter:
         h, w = image.shape[:2]
         size = (max(1, w // self.cell_px), max(1, h // self.cell_px))
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-        self._grey = grey
         small = cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.int16)
         if self._moved is None or self._moved.shape != small.shape:
             self._moved = np.zeros(small.shape, np.float32)
@@ -175,13 +117,9 @@ class MotionMeter:
         self._last, self._last_t = small, t
 
     def take(self) -> Motion | None:
-        """The motion since the last take, with the last frame's picture (``None`` before
-        the first frame)."""
-        if self._moved is None or self._grey is None:
+        """The motion since the last take (``None`` before the first frame)."""
+        if self._moved is None:
             return None
-        h, w = self._grey.shape[:2]
-        size = (max(1, w // self.picture_px), max(1, h // self.picture_px))
-        picture = cv2.resize(self._grey, size, interpolation=cv2.INTER_AREA)
-        out = Motion(self._moved, float(self.cell_px), picture, float(self.picture_px))
+        out = Motion(self._moved, float(self.cell_px))
         self._moved = np.zeros_like(self._moved)
         return out

@@ -16,7 +16,6 @@ from vision.core.types import Array
 COUNTED = "counted"
 MOVED = "moved"
 UNDONE = "undone"
-TAKEN_BACK = "taken_back"
 
 
 @dataclass(frozen=True)
@@ -38,18 +37,15 @@ class Sighting:
 
 @dataclass(frozen=True)
 class TallyEvent:
-    """Something the tally did: a card ``counted``, ``moved`` (counted once), ``undone`` or
-    ``taken_back`` (laid on a known card and taken off it again soon after: no longer
-    counted).
+    """Something the tally did: a card ``counted``, ``moved`` (counted once) or ``undone``.
 
     Attributes:
-        kind: ``counted``, ``moved``, ``undone`` or ``taken_back``.
+        kind: ``counted``, ``moved`` or ``undone``.
         deck: the card's deck.
         card: the card's number in the tally (from 1, in the order counted).
         frame: the frame it happened on; ``t`` its time (s).
         covered: a counted card that was covered by the next one before it settled.
-        undone_frame: for ``undone`` and ``taken_back``, the frame on which the card was
-            counted.
+        undone_frame: for ``undone``, the frame on which the undone card was counted.
     """
 
     kind: str
@@ -133,14 +129,6 @@ class Place:
     sides: Array = field(default_factory=lambda: np.zeros(4))  # moved beside it, this passing
     passed: bool = False  # something passed over it since it was last seen calm
     under: bool = False  # a card counted after it lies on it (it takes no hands' dwell)
-    # with the picture (`vision.live.motion.Motion.picture`): the picture last seen with
-    # nothing moving over it, the one when the passing under way began, and the one before
-    # each hand that changed it and whose card is not counted yet
-    calm_picture: Array | None = None
-    before_picture: Array | None = None
-    laid_from: list[Array] = field(default_factory=list)
-    # the picture before this card was laid, and the known card it was laid on
-    below: tuple[Array, Place] | None = None
 
     def __post_init__(self) -> None:
         self.present_s = max(self.present_s, self.last_s)

@@ -148,11 +148,6 @@ class TallySettings:
         within_share: with motion, a resting card this much of which lies within known
             cards is no new card (the detector's whole outline for a spread's covered
             cards); a new card on a spread reaches past them.
-        change_min: with the picture, a passing over a known card laid a card on it when
-            the picture there changed by more than this (grey levels, mean absolute, each
-            patch less its mean) from before the passing to after it, whatever the hand's
-            motion; and a second passing that brings the picture back within this of how
-            it was before the first took that card back (neither counts).
     """
 
     settle_s: float = 1.0
@@ -181,9 +176,6 @@ class TallySettings:
     shift_tolerance: float = 0.05
     arrive_s: float = 0.5
     within_share: float = 0.97
-    change_min: float = 5.0
-    change_low: float = 1.0
-    take_back_s: float = 2.0
     calm_s: float = 0.15
     after_s: float = 0.3
     dwelt_for_s: float = 2.0

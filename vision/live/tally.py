@@ -29,11 +29,10 @@ import numpy as np
 
 from vision.core.geometry import covered_share, long_side, outline_distance
 from vision.core.types import Array
-from vision.live.motion import Motion, picture_change, share_within
+from vision.live.motion import Motion, share_within
 from vision.live.places import (
     COUNTED,
     MOVED,
-    TAKEN_BACK,
     UNDONE,
     Place,
     Rest,
@@ -46,7 +45,6 @@ from vision.live.settings import TallySettings
 __all__ = [
     "COUNTED",
     "MOVED",
-    "TAKEN_BACK",
     "UNDONE",
     "Motion",
     "Sighting",
@@ -104,7 +102,7 @@ class SortTally:
             self.with_motion = True
             self._motions = [(u, m) for u, m in self._motions if t - u < self.settings.arrive_s]
             self._motions.append((t, motion))
-            self._stir(t, frame, motion)
+            self._stir(t, motion)
         known = self._known(t, sightings)
         for k, s in enumerate(sightings):
             place = known[k]
@@ -138,84 +136,32 @@ class SortTally:
             self._drop(rest)
         return self.events[before:]
 
-    def _stir(self, t: float, frame: int, motion: Motion) -> None:
+    def _stir(self, t: float, motion: Motion) -> None:
         """Follow what passes over each known card on top: a passing starts when
-        ``motion_share`` of its outline moves and ends once it lies still ``calm_s``. With
-        the picture, a passing that changed the picture there by more than ``change_min``
-        laid a card on it (or, bringing it back to how it was before a card not yet
-        counted, took that card back). Without it, a hand that moved over half of it for
-        ``dwell_s`` or more dwelt there (and may have laid a card on it)."""
+        ``motion_share`` of its outline moves and ends once it lies still ``calm_s``; a
+        hand that moved over half of it for ``dwell_s`` or more dwelt there (and may have
+        laid a card on it)."""
         st = self.settings
         for p in self.places:
             if p.state == MOVED or p.under:
                 continue
-            share = motion.share(p.outline)
-            if share >= st.motion_share:
+            if motion.share(p.outline) >= st.motion_share:
                 if p.stir_s is None:
                     p.stir_s, p.dwell_s, p.sides = t, 0.0, np.zeros(4)
-                    p.before_picture = p.calm_picture
                 p.dwell_s += motion.dwell(p.outline, st.dwell_share)
                 p.moved_s = t
                 p.recent = []
-            elif p.stir_s is None:
-                if share == 0 and motion.picture is not None:
-                    p.calm_picture = motion.picture
+            if p.stir_s is None:
                 continue
             p.sides = np.maximum(p.sides, motion.sides(p.outline))
-            if t - p.moved_s >= st.calm_s - 1e-9 and not (share > 0 and motion.picture is not None):
+            if t - p.moved_s >= st.calm_s - 1e-9:
                 # a hand that went on past it (beyond two opposite sides) laid nothing
                 past = max(min(p.sides[0], p.sides[1]), min(p.sides[2], p.sides[3]))
-                dwelt = p.dwell_s >= st.dwell_s - 1e-9 and past < st.past_share
-                after = motion.picture
-                if p.before_picture is not None and after is not None:
-                    self._changed(t, frame, p, p.before_picture, after, motion.picture_px, dwelt)
-                else:
-                    if dwelt:
-                        p.dwelt += 1
-                        p.dwelt_s = t
-                    p.passed = True
-                p.calm_picture = after
+                if p.dwell_s >= st.dwell_s - 1e-9 and past < st.past_share:
+                    p.dwelt += 1
+                    p.dwelt_s = t
+                p.passed = True
                 p.stir_s = None
-
-    def _changed(
-        self,
-        t: float,
-        frame: int,
-        p: Place,
-        before: Array,
-        after: Array,
-        px: float,
-        dwelt: bool,
-    ) -> None:
-        """A passing over ``p`` ended: a card laid on it if the picture changed there by
-        more than ``change_min``, or by more than ``change_low`` where the hand dwelt; a
-        card taken back if the picture is back to how it was before that card (counted
-        lately, or not yet counted)."""
-        st = self.settings
-        change = picture_change(before, after, p.outline, px)
-        p.passed = change > st.change_low
-        if change <= (st.change_low if dwelt else st.change_min):
-            return  # a hand passing over: nothing changed
-        if p.below is not None and p.state == COUNTED and t - p.counted_s <= st.take_back_s:
-            below, on = p.below
-            if picture_change(below, after, on.outline, px) <= st.change_low:
-                p.state = MOVED  # it lies here no longer, and does not count
-                on.under, on.calm_picture, on.recent = False, after, []
-                self.events.append(
-                    TallyEvent(TAKEN_BACK, p.deck(), p.number, frame, t, undone_frame=p.frame)
-                )
-                return
-        if (
-            p.dwelt
-            and p.laid_from
-            and picture_change(p.laid_from[-1], after, p.outline, px) <= st.change_low
-        ):
-            p.dwelt -= 1  # the card laid is taken back: it does not count
-            p.laid_from.pop()
-            return
-        p.dwelt += 1
-        p.dwelt_s = t
-        p.laid_from.append(before)
 
     def _laid_on(self, t: float, frame: int, place: Place) -> None:
         """With motion: a known card over which a hand dwelt, seen lying still again for
@@ -224,7 +170,7 @@ class SortTally:
         st = self.settings
         place.recent = [r for r in place.recent if t - r[0] <= st.settle_s + 1e-9]
         if place.dwelt and t - place.dwelt_s > st.dwelt_for_s:
-            place.dwelt, place.laid_from = 0, []  # not seen again: the hand laid nothing there
+            place.dwelt = 0  # not seen again: the hand laid nothing there
         if place.stir_s is not None or len(place.recent) < st.cover_min_hits:
             return
         if place.recent[-1][0] != t or t - place.recent[0][0] < st.after_s - 1e-9:
@@ -248,15 +194,12 @@ class SortTally:
         if not votes:
             return
         first = place.recent[0][0]
-        laid_from = place.laid_from
-        dwelt, place.dwelt, place.recent, place.laid_from = place.dwelt, 0, [], []
+        dwelt, place.dwelt, place.recent = place.dwelt, 0, []
         deck = max(votes, key=lambda d: votes[d])
         for _ in range(dwelt):
             moved = self._moved_from(deck, first, t, median)
             if moved is None:
                 self._count(t, frame, median, votes, first, t)
-                if laid_from:  # the picture before it was laid, to see it taken back
-                    self.places[-1].below = (laid_from[0], place)
                 continue
             moved.state = MOVED
             new = Place(moved.number, median, dict(votes), first, t, frame)
@@ -271,7 +214,7 @@ class SortTally:
                 p.state != MOVED
                 and covered_share(p.outline, new.outline) >= self.settings.cover_share
             ):
-                p.under, p.dwelt, p.recent, p.laid_from = True, 0, [], []
+                p.under, p.dwelt, p.recent = True, 0, []
 
     def _whole(self, outline: Array) -> bool:
         """Whether an outline has a whole card's shape: its sides in a card's proportion,
