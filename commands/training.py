@@ -189,6 +189,14 @@ def train(
             "(default: the detector-refine stage's, exported).",
         ),
     ] = None,
+    check_photos: Annotated[
+        Path | None,
+        typer.Option(
+            "--check-photos",
+            help="Real photos with Pascal VOC boxes whose training part the card-check "
+            "stage learns from too (the shipped check: ../shared/real-photos/images).",
+        ),
+    ] = None,
 ) -> None:
     """Reproduce the shipped models: scenes, detector, deck classifier, ONNX export, card check
     and card look.
@@ -200,7 +208,10 @@ def train(
 
     if stage != "all" and stage not in STAGES:
         raise UsageError(f"--stage must be all or one of {', '.join(STAGES)}")
+    if check_photos is not None and not check_photos.is_dir():
+        raise UsageError(f"--check-photos {check_photos}: no such folder")
     recipe = TrainRecipe(
+        check_photos=str(check_photos) if check_photos is not None else None,
         train_images=images,
         epochs=epochs,
         refine_epochs=refine_epochs,

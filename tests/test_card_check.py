@@ -12,7 +12,7 @@ from vision.core.geometry import xywhr_to_corners
 from vision.core.settings import VisionSettings
 from vision.count.counter import Counter
 from vision.detect.check import FEATURES, CardCheck, candidate_features, edge_features
-from vision.train.check_fit import fit_check, greedy_labels
+from vision.train.check_fit import fit_check, greedy_labels, upright_labels
 
 F = {name: k for k, name in enumerate(FEATURES)}
 DATA = Path(__file__).parent / "data"
@@ -92,6 +92,21 @@ def test_labels_go_to_the_most_confident_box_on_each_card() -> None:
     y = greedy_labels(found, np.array([0.7, 0.9, 0.8, 0.95]), truth)
     assert y.tolist() == [0.0, 1.0, 0.0, 0.0]
     assert greedy_labels(found, np.ones(4), np.zeros((0, 4, 2))).tolist() == [0, 0, 0, 0]
+
+
+def test_a_real_photos_card_goes_to_the_most_confident_box_around_it() -> None:
+    # Labelled photos give upright boxes; a candidate's upright box must overlap one by
+    # the photos' scoring IoU (0.4), one candidate per card.
+    labelled = np.array([[80.0, 70.0, 120.0, 130.0], [280.0, 70.0, 320.0, 130.0]])
+    found = boxes(
+        (100, 100, 40, 60, 0),  # on card 1, less sure
+        (101, 100, 40, 60, 0),  # on card 1, most sure: takes it
+        (300, 132, 40, 60, 0),  # half off card 2: IoU 0.30
+        (300, 100, 40, 60, 45),  # card 2 turned: its upright box is larger, IoU 0.48
+    )
+    y = upright_labels(found, np.array([0.7, 0.9, 0.95, 0.6]), labelled)
+    assert y.tolist() == [0.0, 1.0, 0.0, 1.0]
+    assert upright_labels(found, np.ones(4), np.zeros((0, 4))).tolist() == [0, 0, 0, 0]
 
 
 def write_model(path: Path, **changes: object) -> Path:

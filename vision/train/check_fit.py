@@ -5,6 +5,10 @@ is described by `candidate_features` and labelled the way NMS would keep it: goi
 the most confident candidate down, one is a real card when it covers (IoU >= 0.5) a truth
 card no earlier candidate took. A small MLP (torch, only at training time) learns the
 chance of that and is written as JSON for `CardCheck` (numpy at run time).
+
+Real photos (a Pascal VOC folder, `vision.evaluate.photos`) can join the drawn scenes: their
+candidates are labelled the same way, against the upright boxes of the photo's cards, at
+the IoU by which real photos are scored.
 """
 
 from __future__ import annotations
@@ -42,6 +46,27 @@ def greedy_labels(corners: np.ndarray, confidence: np.ndarray, truth: np.ndarray
                 best, best_j = iou, int(j)
         if best_j >= 0:
             taken.add(best_j)
+            y[i] = 1.0
+    return y
+
+
+def upright_labels(corners: np.ndarray, confidence: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """``(n,)`` 1 for candidates whose upright box takes a labelled card's box (IoU at least
+    `vision.evaluate.photos.MATCH_IOU`), most confident first, else 0."""
+    from vision.evaluate.photos import MATCH_IOU as PHOTO_IOU
+    from vision.evaluate.photos import box_iou, upright_boxes
+
+    n = len(corners)
+    y = np.zeros(n, np.float32)
+    if not n or not len(boxes):
+        return y
+    iou = box_iou(upright_boxes(corners), boxes)
+    taken = np.zeros(len(boxes), bool)
+    for i in np.argsort(-np.asarray(confidence), kind="stable"):
+        free = np.where(taken, -1.0, iou[i])
+        j = int(np.argmax(free))
+        if free[j] >= PHOTO_IOU:
+            taken[j] = True
             y[i] = 1.0
     return y
 
@@ -98,6 +123,32 @@ def candidate_table(
     for _, _, _, facts, labels in proposed_scenes(directories, counter, "card check", log):
         xs.append(facts)
         ys.append(labels)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def real_photo_table(
+    directory: Path,
+    counter,  # noqa: ANN001 - a vision.count.counter.Counter from `proposing_counter`
+    split: str = "train",
+    log: Callable[[str], None] = print,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Features and labels of every candidate in one split of a folder of labelled photos."""
+    from vision.core.imageio import load_image
+    from vision.detect.checker import candidate_facts
+    from vision.evaluate.photos import labelled_photos
+
+    photos = labelled_photos(Path(directory), split)
+    xs, ys = [], []
+    t0 = time.time()
+    for k, photo in enumerate(photos):
+        image = load_image(photo.image, counter.settings)
+        cards = counter.locator.locate(image)
+        first = counter.namer.first_look(image, cards, counter.decks)
+        xs.append(candidate_facts(image, cards, first))
+        ys.append(upright_labels(cards.corners, cards.confidence, photo.boxes))
+        if (k + 1) % 50 == 0 or k + 1 == len(photos):
+            took = time.time() - t0
+            log(f"card check: {directory} ({split}): {k + 1}/{len(photos)} photos, {took:.0f} s")
     return np.concatenate(xs), np.concatenate(ys)
 
 

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
+import numpy as np
+
 from scoring.home import file_sha256
 from vision.train.stages import TrainRecipe, log_line
 
@@ -31,7 +33,12 @@ def train_card_check(
 ) -> Path:
     """Fit the card check on the shipped models' candidates in the fresh scenes."""
     from vision.core.settings import VisionSettings
-    from vision.train.check_fit import candidate_table, fit_check, proposing_counter
+    from vision.train.check_fit import (
+        candidate_table,
+        fit_check,
+        proposing_counter,
+        real_photo_table,
+    )
 
     if out.exists():
         log(f"card check: already trained ({out})")
@@ -43,8 +50,24 @@ def train_card_check(
     counter = proposing_counter(detector, classifier, settings, threads=recipe.threads)
     x, y = candidate_table(dirs, counter, log)
     log(f"card check: {len(x)} candidates, {int(y.sum())} real cards, {time.time() - t0:.0f} s")
+    photos: dict[str, object] = {}
+    if recipe.check_photos is not None:
+        px, py = real_photo_table(Path(recipe.check_photos), counter, "train", log)
+        log(f"card check: photos: {len(px)} candidates, {int(py.sum())} real cards")
+        x = np.concatenate([x, *[px] * recipe.check_photos_repeat])
+        y = np.concatenate([y, *[py] * recipe.check_photos_repeat])
+        photos = {
+            "photos": {
+                "folder": "/".join(Path(recipe.check_photos).parts[-2:]),
+                "split": "train",
+                "candidates": int(len(px)),
+                "real_cards": int(py.sum()),
+                "repeat": recipe.check_photos_repeat,
+            }
+        }
     notes = {
         "sets": [list(s) for s in recipe.check_sets],
+        **photos,
         "detector_sha256": file_sha256(detector),
         "classifier_sha256": file_sha256(classifier),
         "candidate_min_confidence": settings.candidate_min_confidence,

@@ -64,6 +64,10 @@ class TrainRecipe:
         ("fresh-sorted", 600, 1101, "sorted"),
         ("fresh-blitz", 600, 1102, "blitz"),
     )
+    # Real photos of cards (a Pascal VOC folder; its training part only) whose candidates
+    # join the check's, each photo's repeated this many times; None: drawn scenes alone.
+    check_photos: str | None = None
+    check_photos_repeat: int = 10
     check_hidden: tuple[int, ...] = (64, 32)
     check_epochs: int = 40
     check_seed: int = 0
