@@ -121,7 +121,45 @@ def test_clip_through_watch_json_gives_the_truth_in_its_final_object(tallero) ->
         # The hand over the cards never changes a steady count.
         if line["steady"]:
             assert {d: n for d, n in line["counts"].items() if n} == CLIP_TRUTH
-    assert any(not line["steady"] for line in lines[1:])  # the hand: SETTLING
+
+
+def hand_resting_on_the_plow(out: Path) -> Path:
+    """The committed clip with a flat hand drawn over the whole plow card for 0.8 s."""
+    import cv2
+
+    src = cv2.VideoCapture(str(CLIP))
+    fps = src.get(cv2.CAP_PROP_FPS)
+    writer: Any = None
+    k = 0
+    while True:
+        ok, frame = src.read()
+        if not ok:
+            break
+        if writer is None:
+            size = (frame.shape[1], frame.shape[0])
+            writer = cv2.VideoWriter(str(out), cv2.VideoWriter_fourcc(*"MJPG"), fps, size)
+        if 14 <= k <= 21:
+            cv2.rectangle(frame, (215, 195), (350, 360), (150, 180, 225), -1)  # the palm
+            cv2.rectangle(frame, (240, 360), (320, 640), (150, 180, 225), -1)  # the arm
+        writer.write(frame)
+        k += 1
+    writer.release()
+    return out
+
+
+def test_a_hand_hiding_a_card_makes_the_view_settling_and_the_count_comes_back(
+    tallero, tmp_path: Path
+) -> None:
+    # The committed clip's hand hides only parts of two cards, which are still found; here
+    # a hand hides the plow card whole for 0.8 s (8 frames at 10 fps).
+    r = tallero("watch", str(hand_resting_on_the_plow(tmp_path / "hand.avi")), "--json")
+    assert r.code == 0, r.err
+    lines = [json.loads(line) for line in r.out.splitlines()]
+    settling = [line["frame"] for line in lines[1:] if not line["steady"]]
+    assert settling and all(14 <= f <= 22 for f in settling)
+    for line in lines[1:]:
+        assert {d: n for d, n in line["counts"].items() if n} == CLIP_TRUTH
+    assert lines[-1]["final"] is True and lines[-1]["steady"] is True
 
 
 def test_max_frames_stops_early_and_the_final_object_says_where(tallero) -> None:
