@@ -121,6 +121,7 @@ def test_clip_through_watch_json_gives_the_truth_in_its_final_object(tallero) ->
         # The hand over the cards never changes a steady count.
         if line["steady"]:
             assert {d: n for d, n in line["counts"].items() if n} == CLIP_TRUTH
+    assert any(not line["steady"] for line in lines[1:])  # the hand: SETTLING
 
 
 def hand_resting_on_the_plow(out: Path) -> Path:
@@ -150,8 +151,8 @@ def hand_resting_on_the_plow(out: Path) -> Path:
 def test_a_hand_hiding_a_card_makes_the_view_settling_and_the_count_comes_back(
     tallero, tmp_path: Path
 ) -> None:
-    # The committed clip's hand hides only parts of two cards, which are still found; here
-    # a hand hides the plow card whole for 0.8 s (8 frames at 10 fps).
+    # The committed clip's hand hides parts of two cards; here a hand hides the plow card
+    # whole for 0.8 s (8 frames at 10 fps).
     r = tallero("watch", str(hand_resting_on_the_plow(tmp_path / "hand.avi")), "--json")
     assert r.code == 0, r.err
     lines = [json.loads(line) for line in r.out.splitlines()]

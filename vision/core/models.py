@@ -10,6 +10,10 @@ MODELS_DIR = REPO_DIR / "models"
 DEFAULT_DETECTOR = MODELS_DIR / "tallero-cards.onnx"
 DEFAULT_CLASSIFIER = MODELS_DIR / "tallero-decks.onnx"
 DEFAULT_CHECK = MODELS_DIR / "tallero-check.json"
+# Live frames (one look each) keep the card check fitted on drawn scenes alone: on drawn
+# webcam clips the one that also learned from real photos settled later and less often
+# right (docs/history.md).
+DEFAULT_LIVE_CHECK = MODELS_DIR / "tallero-check-live.json"
 DEFAULT_LOOK = MODELS_DIR / "tallero-look.onnx"
 DEFAULT_NUMBERS = MODELS_DIR / "tallero-numbers.onnx"
 # The shipped classifier's torch weights: enrollment starts a user's classifier from them.

@@ -20,6 +20,7 @@ from vision.core.models import (
     DEFAULT_CHECK,
     DEFAULT_CLASSIFIER,
     DEFAULT_DETECTOR,
+    DEFAULT_LIVE_CHECK,
     DEFAULT_LOOK,
     DEFAULT_NUMBERS,
     ModelPart,
@@ -51,7 +52,8 @@ class Counter:
         threads: CPU threads for inference (default: all cores, at most 4).
         live: favour speed on webcam frames (a quick low-resolution look first, one look
             of each kind).
-        check_path: the card check (`vision.detect.check`); defaults to the shipped one.
+        check_path: the card check (`vision.detect.check`); defaults to the shipped one
+            (for ``live``, the shipped live one).
             Used with an ONNX detector when ``settings.card_check`` is on.
         look_path: the card look (`vision.detect.look`); defaults to the shipped one. Used
             with the check when ``settings.card_look`` is on.
@@ -85,7 +87,8 @@ class Counter:
 
             self.detector = UltralyticsDetector(model_path, s, threads)
         elif s.card_check:
-            check = CardCheck(Path(check_path) if check_path else DEFAULT_CHECK)
+            shipped = DEFAULT_LIVE_CHECK if live else DEFAULT_CHECK
+            check = CardCheck(Path(check_path) if check_path else shipped)
             look = None
             if s.card_look:
                 look = CardLook(Path(look_path) if look_path else DEFAULT_LOOK, threads)
