@@ -184,3 +184,10 @@ def test_counting_with_and_without_the_check_names_its_models() -> None:
         counted = counter.count(image, decks=tuple(truth["decks"]))
         assert len(counted.cards) == len(truth["cards"])
         assert counted.counts == {d: truth["counts"][d] for d in truth["decks"]}
+
+
+def test_live_frames_are_checked_by_the_live_check_and_photos_by_the_photos_one() -> None:
+    photos = [p["name"] for p in Counter(threads=1).model_info["parts"]]
+    live = [p["name"] for p in Counter(threads=1, live=True).model_info["parts"]]
+    assert "tallero-check.json" in photos and "tallero-check-live.json" not in photos
+    assert "tallero-check-live.json" in live and "tallero-check.json" not in live
