@@ -87,6 +87,21 @@ def proposing_counter(detector: Path, classifier: Path, settings, threads: int |
     )
 
 
+def proposals(
+    counter,  # noqa: ANN001 - a vision.count.counter.Counter from `proposing_counter`
+    path: Path,
+    decks: tuple[str, ...],
+) -> tuple[np.ndarray, Cards, np.ndarray]:
+    """One image as the check sees it at run time: the image, its candidates and their facts."""
+    from vision.core.imageio import load_image
+    from vision.detect.checker import candidate_facts
+
+    image = load_image(path, counter.settings)
+    cards = counter.locator.locate(image)
+    first = counter.namer.first_look(image, cards, decks)
+    return image, cards, candidate_facts(image, cards, first)
+
+
 def proposed_scenes(
     directories: Iterable[Path],
     counter,  # noqa: ANN001 - a vision.count.counter.Counter from `proposing_counter`
@@ -94,18 +109,13 @@ def proposed_scenes(
     log: Callable[[str], None] = print,
 ) -> Iterator[tuple[dict, np.ndarray, Cards, np.ndarray, np.ndarray]]:
     """Every scene's truth, image, candidates, their facts and labels, with progress lines."""
-    from vision.core.imageio import load_image
-    from vision.detect.checker import candidate_facts
-
     for directory in directories:
         files = sorted((Path(directory) / "truth").glob("*.json"))
         t0 = time.time()
         for k, tf in enumerate(files):
             truth = json.loads(tf.read_text())
-            image = load_image(Path(directory) / "images" / truth["image"], counter.settings)
-            cards = counter.locator.locate(image)
-            first = counter.namer.first_look(image, cards, tuple(truth["decks"]))
-            facts = candidate_facts(image, cards, first)
+            path = Path(directory) / "images" / truth["image"]
+            image, cards, facts = proposals(counter, path, tuple(truth["decks"]))
             labels = greedy_labels(cards.corners, cards.confidence, truth_quads(truth))
             yield truth, image, cards, facts, labels
             if (k + 1) % 200 == 0 or k + 1 == len(files):
@@ -133,18 +143,14 @@ def real_photo_table(
     log: Callable[[str], None] = print,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Features and labels of every candidate in one split of a folder of labelled photos."""
-    from vision.core.imageio import load_image
-    from vision.detect.checker import candidate_facts
     from vision.evaluate.photos import labelled_photos
 
     photos = labelled_photos(Path(directory), split)
     xs, ys = [], []
     t0 = time.time()
     for k, photo in enumerate(photos):
-        image = load_image(photo.image, counter.settings)
-        cards = counter.locator.locate(image)
-        first = counter.namer.first_look(image, cards, counter.decks)
-        xs.append(candidate_facts(image, cards, first))
+        _, cards, facts = proposals(counter, photo.image, counter.decks)
+        xs.append(facts)
         ys.append(upright_labels(cards.corners, cards.confidence, photo.boxes))
         if (k + 1) % 50 == 0 or k + 1 == len(photos):
             took = time.time() - t0
