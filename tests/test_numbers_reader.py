@@ -120,3 +120,48 @@ def test_a_scene_face_lengthened_at_each_end_as_a_pile_top_is_found():
     assert np.allclose(longer, [[10, 5], [110, 5], [110, 176], [10, 176]])
     # a negative share moves the edge in: shortened_quads' look, one end at a time
     assert np.allclose(stretch_ends(quad, -0.05, -0.05), shortened_quads(quad[None], (0.1,))[1])
+
+
+def test_found_faces_are_cut_where_the_counter_found_them_and_labelled_from_the_truth(tmp_path):
+    import json
+    from types import SimpleNamespace
+
+    import cv2
+
+    from vision.core.cards import BACK, FACE, Cards
+    from vision.train.numbers import found_crops
+
+    (tmp_path / "images").mkdir()
+    (tmp_path / "truth").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a.jpg"), np.full((300, 400, 3), 128, np.uint8))
+    seven = [[20, 20], [76, 20], [76, 107], [20, 107]]
+    three = [[200, 20], [256, 20], [256, 107], [200, 107]]
+    covered = [[20, 150], [76, 150], [76, 237], [20, 237]]
+    cards = [
+        {"side": "face", "value": 7, "visible_fraction": 1.0, "corners": seven},
+        {"side": "face", "value": 3, "visible_fraction": 0.97, "corners": three},
+        {"side": "face", "value": 5, "visible_fraction": 0.4, "corners": covered},
+    ]
+    truth = {"image": "a.jpg", "decks": ["pump", "pail"], "cards": cards}
+    (tmp_path / "truth" / "a.json").write_text(json.dumps(truth))
+    found = [
+        (np.add(seven, [0, -6]), FACE),  # found a little long: still the 7
+        (np.add(three, [0, 0]), BACK),  # a back is no face to read
+        (np.add(covered, [1, 1]), FACE),  # too little of it shows to be labelled
+        (np.add(three, [150, 150]), FACE),  # no true face near it
+    ]
+    counted = Cards(
+        np.array([q for q, _ in found], np.float32),
+        np.array([s for _, s in found], np.int8),
+        np.ones(len(found), np.float32),
+    )
+    asked = []
+
+    def count(image, name, decks):
+        asked.append((image.shape, name, decks))
+        return SimpleNamespace(cards=counted)
+
+    crops, values = found_crops(tmp_path, SimpleNamespace(count=count), shortened=(0.05, 0.1))
+    assert asked == [((300, 400, 3), "a.jpg", ("pump", "pail"))]
+    assert values.tolist() == [7, 7, 7]  # the found corners, then shortened by 5% and 10%
+    assert crops.shape == (3, 72, 48, 3)

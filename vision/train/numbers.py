@@ -17,7 +17,9 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.name.numbers import (
@@ -74,6 +76,69 @@ def scene_bands(
     x = np.asarray(crops, np.uint8)
     y = np.repeat(np.asarray(values, np.int64) - 1, 2)
     return index_bands(x), y, x
+
+
+def found_crops(
+    folder: Path,
+    counter: Any,
+    shortened: tuple[float, ...] = (),
+    min_visible: float = 0.9,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The face cards of a ``dataset synth`` folder as the counter finds them: each photo
+    counted by ``counter`` (a `vision.count.counter.Counter`), each face it finds cut out
+    at the corners it found (and with its long side shortened by each of ``shortened``, as
+    `vision.name.numbers.NumberReader` reads a face), labelled with the value of the truth
+    face whose centre lies within a quarter of a card of it and which shows at least
+    ``min_visible`` of itself. Returns the crops ``(m, 72, 48, 3)`` and values ``(m,)``."""
+    from vision.core.cards import FACE
+    from vision.core.rectify import CardRectifier
+    from vision.name.numbers import shortened_quads
+
+    crops: list[np.ndarray] = []
+    values: list[int] = []
+    files = sorted((folder / "truth").glob("*.json"))
+    for k, truth_path in enumerate(files):
+        rec = json.loads(truth_path.read_text())
+        img = cv2.imread(str(folder / "images" / rec["image"]))
+        if img is None:
+            continue
+        count = counter.count(img, name=rec["image"], decks=tuple(rec["decks"]))
+        faces = [
+            c for c in rec["cards"]
+            if c["side"] == "face" and c["value"] is not None
+            and c["visible_fraction"] >= min_visible
+        ]  # fmt: skip
+        found = np.flatnonzero(count.cards.side == FACE)
+        if faces and len(found):
+            centres = np.array([np.mean(c["corners"], axis=0) for c in faces])
+            reach = np.array([0.25 * np.linalg.norm(np.subtract(c["corners"][0], c["corners"][2]))
+                              for c in faces])  # fmt: skip
+            rect = CardRectifier(img, CARD_CROP_W_PX, CARD_CROP_H_PX)
+            for i in found:
+                d = np.linalg.norm(centres - count.cards.centers[i], axis=1)
+                j = int(d.argmin())
+                if d[j] >= reach[j]:
+                    continue
+                for quad in shortened_quads(count.cards.corners[i : i + 1], shortened):
+                    crops.append(rect.crop(quad))
+                    values.append(int(faces[j]["value"]))
+        if progress is not None:
+            progress(k + 1, len(files))
+    if not crops:
+        return np.zeros((0, CARD_CROP_H_PX, CARD_CROP_W_PX, 3), np.uint8), np.zeros(0, np.int64)
+    return np.asarray(crops, np.uint8), np.asarray(values, np.int64)
+
+
+def found_bands(
+    folder: Path, shortened: tuple[float, ...] = (0.05, 0.1), threads: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """Index bands of `found_crops` of ``folder`` (counted by the shipped models) and their
+    labels."""
+    from vision.count.counter import Counter
+
+    crops, values = found_crops(folder, Counter(threads=threads), shortened)
+    return index_bands(crops), np.repeat(values - 1, 2)
 
 
 def build_reader(hidden: int = 64, channels: tuple[int, int, int] = (8, 16, 32)):  # noqa: ANN201
@@ -173,13 +238,16 @@ def fit_reader(
     return net
 
 
-def probabilities(net, x: np.ndarray) -> np.ndarray:  # noqa: ANN001
-    """``(n, classes)`` softmax of the network on band features."""
+def probabilities(net, x: np.ndarray, batch: int = 4096) -> np.ndarray:  # noqa: ANN001
+    """``(n, classes)`` softmax of the network on band features, ``batch`` bands at a time
+    (a wide reader's activations over a whole training set do not fit in memory)."""
     import torch
 
+    out = [np.zeros((0, len(CLASSES)), np.float32)]
     with torch.no_grad():
-        p = torch.softmax(net(torch.from_numpy(x)), dim=1)
-    return p.numpy()
+        for s in range(0, len(x), batch):
+            out.append(torch.softmax(net(torch.from_numpy(x[s : s + batch])), dim=1).numpy())
+    return np.concatenate(out)
 
 
 def export(net, path: Path, extra: dict[str, str]) -> Path:  # noqa: ANN001
@@ -223,6 +291,7 @@ def train(
     init: Path | None = None,
     drawn_long_px: tuple[float, float] = LONG_PX,
     scene_stretch: float = 0.0,
+    found: list[Path] | None = None,
 ) -> dict[str, object]:
     """Fit the reader, export it to ``out`` (ONNX) and return its figures. ``cache``: a
     folder where the drawn and scene bands (``.npz``, one file per scene folder) and the
@@ -230,7 +299,9 @@ def train(
     epoch that passes that many seconds (figures ``{"done": False}``; run it again).
     ``init``: a reader's weights (`save_weights`) to go on from, its shape kept;
     ``drawn_long_px``: how long the drawn faces lie in their photos, pixels;
-    ``scene_stretch``: the scene faces' corners lengthened (`scene_bands`)."""
+    ``scene_stretch``: the scene faces' corners lengthened (`scene_bands`); ``found``:
+    scene folders whose faces are cut out where the shipped counter finds them
+    (`found_bands`)."""
 
     def bands(name: str, make: Callable[[], tuple[np.ndarray, np.ndarray]]) -> tuple:
         if cache is not None and (cache / f"{name}.npz").is_file():
@@ -250,6 +321,10 @@ def train(
             lambda k=k, f=folder: scene_bands([f], seed + k, scene_stretch)[:2],
         )
         for k, folder in enumerate(scenes)
+    ]
+    per_folder += [
+        bands(f"found-{folder.name}", lambda f=folder: found_bands(f, threads=threads))
+        for folder in found or []
     ]
     x_scene = np.concatenate(
         [b[0] for b in per_folder] or [np.zeros((0, BAND_H_PX, CARD_CROP_W_PX, 3), np.uint8)]
@@ -302,6 +377,7 @@ def train(
         "scenes": [str(p) for p in scenes],
         "drawn_long_px": list(drawn_long_px),
         "scene_stretch": scene_stretch,
+        "found": [str(p) for p in found or []],
         "init": str(init) if init is not None else None,
     }
     export(net, out, {"recipe": json.dumps(recipe), "figures": json.dumps(figures)})
@@ -348,12 +424,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--scene-stretch", type=float, default=0.0, help="scene faces lengthened, share"
     )
+    ap.add_argument(
+        "--found-scenes", type=Path, nargs="*", default=[],
+        help="scene folders whose faces are cut where the shipped counter finds them",
+    )  # fmt: skip
     a = ap.parse_args(argv)
     c1, c2, c3 = (int(v) for v in a.channels.split(","))
     lo, hi = (float(v) for v in a.drawn_long_px.split(","))
     figures = train(
         a.out, a.scenes, a.val_scenes, a.drawn, a.epochs, a.seed, a.threads, a.cache,
         a.hidden, a.lr, (c1, c2, c3), a.budget_s, a.init, (lo, hi), a.scene_stretch,
+        a.found_scenes,
     )  # fmt: skip
     print(json.dumps(figures))
 
