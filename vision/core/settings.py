@@ -122,7 +122,7 @@ class VisionSettings:
     live_naming_views: int = 1
     # A face's number (vision/name/numbers.py) is given when the reader finds it at least
     # this likely; otherwise it is left unread and the card is listed to look at.
-    number_min_confidence: float = 0.95
+    number_min_confidence: float = 0.97
     # The same for a profile's number reader (`enroll faces --numbers`), fitted on few faces.
     enrolled_number_min_confidence: float = 0.97
     # Looks each face's number is read in (its corners a little moved; averaged), and
