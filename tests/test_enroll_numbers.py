@@ -9,6 +9,7 @@ it helps is measured on piles photos (README, docs/history.md).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -71,12 +72,14 @@ def test_enroll_numbers_stores_the_row_and_counting_reads_with_it(tallero, home,
     from vision.count.counter import Counter
 
     s = VisionSettings()
-    reader = Counter(numbers_path=folder / "numbers.onnx").reader
+    assert s.enrolled_number_min_confidence == s.number_min_confidence == 0.97
+    apart = dataclasses.replace(s, number_min_confidence=0.9, enrolled_number_min_confidence=0.99)
+    reader = Counter(settings=apart, numbers_path=folder / "numbers.onnx").reader
     assert reader is not None and reader.enrolled
-    assert reader.min_confidence == s.enrolled_number_min_confidence == 0.97
-    shipped = Counter().reader
+    assert reader.min_confidence == 0.99
+    shipped = Counter(settings=apart).reader
     assert shipped is not None and not shipped.enrolled
-    assert shipped.min_confidence == s.number_min_confidence == 0.95
+    assert shipped.min_confidence == 0.9
 
 
 def test_a_row_that_does_not_match_the_numbers_is_a_clear_error(tallero, home, small_fit):
