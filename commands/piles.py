@@ -47,7 +47,17 @@ def pile_lines(piles: Piles) -> list[str]:
     total = f"total: {piles.total} Dutch cards on {len(piles.piles)} piles"
     if not piles.complete:
         total += " (not complete: look at " + ", ".join(f"#{i}" for i in piles.uncertain) + ")"
-    return [*lines, total]
+    lines.append(total)
+    small = piles.small_unread
+    if small:
+        from vision.piles.read import SMALL_TOP_PX
+
+        lines.append(
+            f"tip: the top of {', '.join(f'#{i}' for i in small)} lies under "
+            f"{SMALL_TOP_PX:.0f} px long in the photo; a photo taken closer reads such tops "
+            "far more often"
+        )
+    return lines
 
 
 @app.command("piles")

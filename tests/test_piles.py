@@ -93,6 +93,28 @@ def test_a_top_not_read_is_flagged_never_guessed():
     assert piles.to_json()["piles"][0]["top"] is None
 
 
+def test_small_unread_tops_bring_a_tip_to_photograph_closer():
+    from commands.piles import pile_lines
+
+    count = count_of(
+        [(FACE, "red", -1, 0.0), (FACE, "green", -1, 0.0), (FACE, "blue", 2, 0.99)],
+        [(100, 100), (300, 100), (500, 100)],
+    )
+    corners = count.cards.corners
+    corners[1] = (corners[1] - corners[1].mean(axis=0)) * 0.6 + corners[1].mean(axis=0)
+    piles = read_piles(count)
+    assert [round(p.long_side_px) for p in piles.piles] == [86, 52, 86]
+    assert piles.uncertain == [1, 2] and piles.small_unread == [2]
+    lines = pile_lines(piles)
+    assert lines[-2].startswith("total: 2 Dutch cards on 3 piles (not complete: look at #1, #2")
+    assert lines[-1].startswith("tip: the top of #2 lies under 65 px long in the photo")
+    # a small top that was read needs no tip, nor does a large one left unread
+    corners[2] = (corners[2] - corners[2].mean(axis=0)) * 0.6 + corners[2].mean(axis=0)
+    corners[1] = corners[0] + [200, 0]
+    assert read_piles(count).small_unread == []
+    assert not pile_lines(read_piles(count))[-1].startswith("tip:")
+
+
 def test_two_piles_of_one_colour_side_by_side_stay_two():
     count = count_of([(FACE, "red", 3, 0.99), (FACE, "red", 8, 0.99)], [(100, 100), (160, 100)])
     assert [p.top for p in read_piles(count).piles] == [3, 8]
