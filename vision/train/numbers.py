@@ -137,7 +137,11 @@ def found_bands(
     labels."""
     from vision.count.counter import Counter
 
-    crops, values = found_crops(folder, Counter(threads=threads), shortened)
+    def progress(done: int, total: int) -> None:
+        if done % 50 == 0 or done == total:
+            print(f"{folder.name}: counted {done}/{total} photos", flush=True)
+
+    crops, values = found_crops(folder, Counter(threads=threads), shortened, progress=progress)
     return index_bands(crops), np.repeat(values - 1, 2)
 
 
