@@ -22,6 +22,7 @@ import numpy as np
 from scoring.crosscheck import FINISHED_PILE_SIZE
 from scoring.errors import ImageError
 from vision.core.cards import BACK
+from vision.core.geometry import long_side
 from vision.count.result import Count
 
 # Cards whose centres lie closer than this share of a card's long side are one pile.
@@ -53,8 +54,7 @@ class Pile:
     @property
     def long_side_px(self) -> float:
         """How long its top card lies in the photo, pixels."""
-        c = np.asarray(self.corners, np.float64)
-        return float(max(np.linalg.norm(c[1] - c[2]), np.linalg.norm(c[3] - c[0])))
+        return long_side(self.corners)
 
 
 @dataclass(frozen=True)

@@ -120,9 +120,9 @@ def found_crops(
                 j = int(d.argmin())
                 if d[j] >= reach[j]:
                     continue
-                for quad in shortened_quads(count.cards.corners[i : i + 1], shortened):
-                    crops.append(rect.crop(quad))
-                    values.append(int(faces[j]["value"]))
+                looks = rect.crops(shortened_quads(count.cards.corners[i : i + 1], shortened))
+                crops.extend(looks)
+                values += [int(faces[j]["value"])] * len(looks)
         if progress is not None:
             progress(k + 1, len(files))
     if not crops:
