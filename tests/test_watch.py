@@ -157,7 +157,8 @@ def test_a_hand_hiding_a_card_makes_the_view_settling_and_the_count_comes_back(
     assert r.code == 0, r.err
     lines = [json.loads(line) for line in r.out.splitlines()]
     settling = [line["frame"] for line in lines[1:] if not line["steady"]]
-    assert settling and all(14 <= f <= 22 for f in settling)
+    # SETTLING from the hand's first frame (14) to 0.2 s after its last (21)
+    assert settling and all(14 <= f <= 24 for f in settling)
     for line in lines[1:]:
         assert {d: n for d, n in line["counts"].items() if n} == CLIP_TRUTH
     assert lines[-1]["final"] is True and lines[-1]["steady"] is True
@@ -229,8 +230,8 @@ def test_a_card_taken_away_or_added_changes_the_count_once() -> None:
 
 
 def test_a_card_missed_in_single_frames_is_not_a_change() -> None:
-    # card c is missed by the detector one frame in three
-    ticks = run_script(lambda k: "abde" + ("" if k % 3 == 0 else "c"), 50)
+    # card c is missed by the detector one frame in three (it lies there all along)
+    ticks = run_script(lambda k: "abde" + ("" if k % 3 == 0 else "c"), 50, table=lambda k: "abcde")
     counts = [shown(t) for t in ticks[10:]]
     assert all(c == {"pump": 2, "carriage": 1, "pail": 2} for c in counts)
     assert all(t.view.steady for t in ticks[10:])

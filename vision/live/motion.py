@@ -6,6 +6,11 @@ more than ``threshold`` since the frame before. At each counted frame `MotionMet
 hands the tally a `Motion`: per cell, how long (s of the picture's clock) it moved since the
 last counted frame. The tally reads it only through `Motion.share` and `Motion.dwell`, so
 tests drive the tally with hand-made `Motion` values.
+
+`Touches` keeps, for the steady table, when each place of the picture was last *touched*:
+changed in a patch at least ``open_cells`` cells across (a hand, a card laid or taken away),
+with a change of exposure taken off first; the thin lines a pixel of camera shake leaves
+along the cards' edges are not a touch.
 """
 
 from __future__ import annotations
@@ -28,6 +33,17 @@ def grid_points(outline: Array, n: int = SAMPLES) -> Array:
     left = q[0] + (q[3] - q[0]) * u[:, None]
     right = q[1] + (q[2] - q[1]) * u[:, None]
     out: Array = (left[:, None, :] + (right - left)[:, None, :] * u[None, :, None]).reshape(-1, 2)
+    return out
+
+
+def sample_cells(grid: Array, outline: Array, cell_px: float) -> Array:
+    """The values of ``grid`` (one per ``cell_px`` cell) at `grid_points` of ``outline``."""
+    pts = grid_points(outline)
+    h, w = grid.shape[:2]
+    cells = np.floor(pts / cell_px).astype(int)
+    cx = np.clip(cells[:, 0], 0, w - 1)
+    cy = np.clip(cells[:, 1], 0, h - 1)
+    out: Array = grid[cy, cx]
     return out
 
 
@@ -58,13 +74,7 @@ class Motion:
 
     def _samples(self, outline: Array) -> Array:
         """Seconds moved at a grid of points inside ``outline`` (``(4, 2)`` image px)."""
-        pts = grid_points(outline)
-        h, w = self.moved_s.shape[:2]
-        cells = np.floor(pts / self.cell_px).astype(int)
-        cx = np.clip(cells[:, 0], 0, w - 1)
-        cy = np.clip(cells[:, 1], 0, h - 1)
-        out: Array = self.moved_s[cy, cx]
-        return out
+        return sample_cells(self.moved_s, outline, self.cell_px)
 
     def share(self, outline: Array) -> float:
         """Share of the outline that moved at all since the last counted frame, in [0, 1]."""
@@ -94,11 +104,14 @@ class MotionMeter:
     Args:
         cell_px: shrink factor of the grey picture compared (image px per cell).
         threshold: grey levels (0-255) a cell must change by to count as moved.
+        exposure: take the frame's median change off first (a change of exposure moves
+            every cell alike and is no motion).
     """
 
-    def __init__(self, cell_px: int = 4, threshold: float = 20.0) -> None:
+    def __init__(self, cell_px: int = 4, threshold: float = 20.0, exposure: bool = False) -> None:
         self.cell_px = cell_px
         self.threshold = threshold
+        self.exposure = exposure
         self._last: Array | None = None
         self._last_t: float | None = None
         self._moved: Array | None = None
@@ -113,7 +126,10 @@ class MotionMeter:
             self._moved = np.zeros(small.shape, np.float32)
         if self._last is not None and self._last.shape == small.shape and self._last_t is not None:
             dt = max(t - self._last_t, 0.0)
-            self._moved += (np.abs(small - self._last) > self.threshold) * np.float32(dt)
+            change = small - self._last
+            if self.exposure:
+                change -= np.int16(np.median(change))
+            self._moved += (np.abs(change) > self.threshold) * np.float32(dt)
         self._last, self._last_t = small, t
 
     def take(self) -> Motion | None:
@@ -123,3 +139,36 @@ class MotionMeter:
         out = Motion(self._moved, float(self.cell_px))
         self._moved = np.zeros_like(self._moved)
         return out
+
+
+class Touches:
+    """When each place of the picture was last touched (s of the picture's clock).
+
+    Args:
+        open_cells: a cell that moved is a touch only inside a moved patch at least this
+            many cells across (a morphological opening): a hand or a card, not the thin line
+            of an edge shaken by a pixel. 1 keeps every moved cell.
+    """
+
+    def __init__(self, open_cells: int = 3) -> None:
+        self.open_cells = open_cells
+        self._last: Array | None = None
+        self._cell_px = 1.0
+
+    def stamp(self, motion: Motion, t: float) -> None:
+        """The motion since the last counted frame, stamped at ``t`` (s)."""
+        moved: Array = (motion.moved_s > 0).astype(np.uint8)
+        if self.open_cells > 1:
+            kernel = np.ones((self.open_cells, self.open_cells), np.uint8)
+            moved = cv2.morphologyEx(moved, cv2.MORPH_OPEN, kernel)
+        if self._last is None or self._last.shape != moved.shape:
+            self._last = np.full(moved.shape, -np.inf, np.float32)
+        self._last[moved > 0] = t
+        self._cell_px = motion.cell_px
+
+    def share_since(self, outline: Array, since: float) -> float:
+        """Share of ``outline`` ((4, 2) image px) touched at ``since`` (s) or later."""
+        if self._last is None:
+            return 0.0
+        seen = sample_cells(self._last, outline, self._cell_px)
+        return float(np.mean(seen >= since))

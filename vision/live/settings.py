@@ -40,6 +40,14 @@ class LiveSettings:
             the same picture: while STEADY it is not counted again (``-1``: always count) ...
         still_thumb_px, still_level: ... (see ``still_px``) ...
         still_max_s: ... but a frame is counted at least this often.
+        touch_share: a counted card is *touched* (`vision.live.motion.Touches`) when this
+            share of its outline changed in a patch since the last counted frame (a hand over
+            it, a card laid or taken) ...
+        touch_open_cells: ... a patch at least this many motion cells across (a thin line
+            along an edge, the camera shaken by a pixel, is no touch).
+        touch_settling_s: the view is SETTLING while a counted card is touched and this long
+            after (a hand over the cards, even one that hides none of them); ``-1``: touches
+            never make it SETTLING.
         could_be_min_share: a deck that won at least this share of a card's votes is one
             the card could be (widens the count ranges).
         json_every_s: with nothing changing, ``--json`` prints one object this often.
@@ -67,6 +75,9 @@ class LiveSettings:
     still_thumb_px: int = 64
     still_level: float = 24.0
     still_max_s: float = 1.0
+    touch_share: float = 0.5
+    touch_open_cells: int = 3
+    touch_settling_s: float = 0.2
     could_be_min_share: float = 0.2
     json_every_s: float = 1.0
     retry_every_s: float = 3.0
@@ -99,6 +110,10 @@ class LiveSettings:
             raise ValueError("track confidences must satisfy 0 <= low <= high <= 1")
         if not 0 <= self.double_together <= 1 or self.double_distance < 0:
             raise ValueError("double_together must be in [0, 1] and double_distance >= 0")
+        if not 0 < self.touch_share <= 1:
+            raise ValueError("touch_share must be in (0, 1]")
+        if self.touch_open_cells < 1:
+            raise ValueError("touch_open_cells must be at least 1")
         if self.still_thumb_px < 8 or self.still_px < -1 or self.still_level < 0:
             raise ValueError("still_thumb_px must be >= 8, still_px >= -1, still_level >= 0")
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from vision.core.cards import BACK, FACE, Cards
 from vision.count.result import Count, reading_order
+from vision.live.motion import Motion, Touches
 from vision.live.settings import LiveSettings
 
 
@@ -42,6 +43,8 @@ class TrackEvidence:
         could_be: other decks any frame said it could be.
         card: its last box and look, one row of `Cards`.
         counted: whether it is a card of the table.
+        touched_s: when its place was last touched (a hand over it, a card laid or taken
+            away; `vision.live.motion.Touches`); ``None``: never.
     """
 
     first_s: float
@@ -56,6 +59,7 @@ class TrackEvidence:
     other_sum: float = 0.0
     could_be: set[str] = field(default_factory=set)
     counted: bool = False
+    touched_s: float | None = None
     seen_frames: int = 0  # bit k set: seen in the table's k-th counted frame
     _settled: Cards | None = None
 
@@ -181,9 +185,17 @@ class SteadyTable:
         self._pending: tuple[tuple[tuple[str, int], ...], float] | None = None
         self._seen_key: tuple[tuple[int, int], ...] | None = None
         self._seen_cards = Cards.empty()
+        self.touches = Touches(settings.touch_open_cells)
 
-    def observe(self, t: float, count: Count, matches: Sequence[tuple[int, int]]) -> None:
-        """Add a counted frame at time ``t`` (s): its count and each ``(track, card index)``."""
+    def observe(
+        self,
+        t: float,
+        count: Count,
+        matches: Sequence[tuple[int, int]],
+        motion: Motion | None = None,
+    ) -> None:
+        """Add a counted frame at time ``t`` (s): its count, each ``(track, card index)``
+        and where the picture moved since the last counted frame (`vision.live.motion`)."""
         for known in self.tracks.values():
             known.chances += 1
         for track_id, i in matches:
@@ -192,8 +204,17 @@ class SteadyTable:
             if track_id not in self.tracks:
                 self.tracks[track_id] = TrackEvidence(first_s=t, last_s=t, card=card, chances=1)
             self.tracks[track_id].add(t, card, could_be, self.frames)
+        if motion is not None:
+            self._touch(t, motion)
         self.frames += 1
         self._template = count
+
+    def _touch(self, t: float, motion: Motion) -> None:
+        """Stamp on the tracks the places touched since the last counted frame."""
+        self.touches.stamp(motion, t)
+        for rec in self.tracks.values():
+            if self.touches.share_since(rec.card.corners[0], t) >= self.settings.touch_share:
+                rec.touched_s = t
 
     def hold(self, t: float, since: int) -> bool:
         """The picture at time ``t`` (s) has not changed since counted frame ``since``: the
@@ -235,6 +256,12 @@ class SteadyTable:
                 not rec.counted
                 and rec.hits >= s.pending_min_hits
                 and t - rec.last_s <= s.miss_grace_s
+            )
+            or (
+                rec.counted
+                and s.touch_settling_s >= 0
+                and rec.touched_s is not None
+                and t - rec.touched_s <= s.touch_settling_s
             )
             for rec in self.tracks.values()
         )

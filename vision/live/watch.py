@@ -66,17 +66,20 @@ class Watcher:
         self.counted_frames = 0
         # with a tally: where each frame moved (a hand passing over a card, or laying one)
         self.motion = MotionMeter() if tally is not None else None
+        # the steady table's: where a hand or a card changed the picture (exposure aside)
+        self.touch_motion = MotionMeter(exposure=True)
 
     def step(self, image: Array, t: float) -> TableView:
         """One frame at time ``t`` (s): counted and tracked when its turn comes, unless the
         table is STEADY and the picture the one last counted (`StillCheck`)."""
         if self.motion is not None:
             self.motion.add(image, t)
+        self.touch_motion.add(image, t)
         if self.frames % self.settings.detect_every_frames == 0 and not self._held(image, t):
             self.counted_frames += 1
             count = self.counter.count(image, name="frame", decks=self.decks)
             matches = self.tracker.update(count.cards)
-            self.table.observe(t, count, matches)
+            self.table.observe(t, count, matches, self.touch_motion.take())
             self.unmatched = len(matches) < len(count.cards)
             if self.tally is not None:
                 motion = self.motion.take() if self.motion is not None else None
