@@ -37,6 +37,14 @@ def dataset_synth(
         int,
         typer.Option("--imgsz", help="Long side of the images, px (160-4096; hard: 1280 and up)."),
     ] = 640,
+    same_framing: Annotated[
+        bool,
+        typer.Option(
+            "--same-framing",
+            help="With --imgsz: the 640 px scene's framing at that resolution, the cards "
+            "growing with it (a phone photo of the same table), not a wider view.",
+        ),
+    ] = False,
     workers: Annotated[int, typer.Option("--workers", help="Processes to use.")] = 2,
     art: Annotated[
         str,
@@ -73,6 +81,8 @@ def dataset_synth(
         raise UsageError("--workers must be at least 1")
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} exists and is not a folder")
+    if same_framing and kind in ("sort", "video", "hard"):
+        raise UsageError("--same-framing is for photos of the table (not hard, video or sort)")
     t0 = time.perf_counter()
     if kind in ("sort", "video"):
         try:
@@ -95,7 +105,7 @@ def dataset_synth(
         from vision.synth.round_scenes import synthesize_rounds
 
         try:
-            synthesize_rounds(out, n, seed, decks, imgsz, art, start, min_visible)
+            synthesize_rounds(out, n, seed, decks, imgsz, art, start, min_visible, same_framing)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         dt = time.perf_counter() - t0
@@ -114,6 +124,7 @@ def dataset_synth(
             progress=not quiet,
             art=art,
             start=start,
+            same_framing=same_framing,
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -61,6 +61,7 @@ def test_synth_then_preview(tmp_path: Path) -> None:
         (["--decks", "5"], "decks must be 4 or 8"),
         (["--n", "0"], "--n must be at least 1"),
         (["--art", "picasso"], "unknown art style"),
+        (["--kind", "video", "--same-framing"], "--same-framing is for photos of the table"),
     ],
 )
 def test_bad_options_are_one_line_errors(tmp_path: Path, args: list[str], message: str) -> None:

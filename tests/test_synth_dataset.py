@@ -44,6 +44,24 @@ def test_scene_depends_only_on_seed_and_index() -> None:
     assert rec_c["cards"] != rec_a["cards"]
 
 
+def test_same_framing_draws_the_scene_at_a_higher_resolution() -> None:
+    # a piles photo at 1280 px with the same framing: every card where the 640 px photo has
+    # it, twice as far from the corner; without it, a wider view with cards as long as before
+    small = make_scene(SceneOptions(seed=3, kind="piles"), 1)[1]
+    same = make_scene(SceneOptions(seed=3, kind="piles", imgsz=1280, same_framing=True), 1)[1]
+    wide = make_scene(SceneOptions(seed=3, kind="piles", imgsz=1280), 1)[1]
+    assert [2 * v for v in small["size"]] == same["size"] == wide["size"]
+    a, b = (np.array([c["corners"] for c in r["cards"]]) for r in (small, same))
+    assert a.shape == b.shape and np.allclose(2 * a, b, atol=0.01)
+    assert [p["top"] for p in small["dutch_piles"]] == [p["top"] for p in same["dutch_piles"]]
+
+    def long_side(rec: dict) -> float:
+        q = np.array([c["corners"] for c in rec["cards"]])
+        return float(np.median(np.linalg.norm(q[:, 1] - q[:, 2], axis=1)))
+
+    assert long_side(wide) < 1.5 * long_side(small)
+
+
 def test_layout_files_and_data_yaml(mixed_set: Path) -> None:
     text = (mixed_set / "data.yaml").read_text()
     assert f"path: {mixed_set.resolve()}" in text

@@ -7,9 +7,13 @@ the top card of each pile, and sometimes a card below it peeking far enough out.
 - face-up cards of one colour lying nearly on top of each other are one pile, whose top
   is the highest of them (a Dutch pile only grows upwards);
 - backs lying nearly on top of each other are one face-down finished pile (10);
-- a pile is uncertain when its top's number was not read, when one of its cards is
-  unread or uncertain (`Count.unread`, `Count.uncertain`), or when its confidence is under
-  the bar: its top is then not guessed and the total is not complete.
+- a face-up pile is uncertain when its top's number was not read, when one of its cards
+  is unread (`Count.unread`) or found less surely than the bar, or when its top's number is
+  read less surely than the bar: its top is then not guessed and the total is not
+  complete. How sure the colour is does not hold a read number back (the number alone
+  gives the pile's cards; a face whose colour is in doubt is still a face with that number);
+- a face-down pile is uncertain when its back is found or named less surely than the bar
+  (a face or a stray card taken for a back would add 10).
 """
 
 from __future__ import annotations
@@ -144,14 +148,16 @@ def _groups(centers: np.ndarray, keys: list[object], reach_px: np.ndarray) -> li
 def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
     """The Dutch piles of ``count`` (a photo of the middle of the table before the sort).
 
-    ``min_confidence``: a pile less sure than this (the weaker of finding its top card and
-    reading its number) is uncertain. Raises ImageError when the photo holds no card.
+    ``min_confidence``: a pile less sure than this (a face-up pile: the weaker of finding its
+    top card and reading its number; face down: of finding and naming its back) is
+    uncertain. Raises ImageError when the photo holds no card.
     """
     cards = count.cards
     if not len(cards):
         raise ImageError(f"{count.image}: no Dutch piles found (no card in the photo)")
-    unsure = set(count.uncertain) | set(count.unread)
+    unread = set(count.unread)
     conf = cards.overall_confidence
+    found = cards.confidence
     value_conf = count.value_confidence
     keys: list[object] = [
         "back" if cards.side[i] == BACK else f"face:{cards.color[i]}" for i in range(len(cards))
@@ -160,7 +166,6 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
     piles: list[Pile] = []
     for group in _groups(cards.centers, keys, reach):
         ids = tuple(i + 1 for i in group)
-        doubtful = any(i in unsure for i in ids)
         if cards.side[group[0]] == BACK:
             top_i = max(group, key=lambda i: float(conf[i]))
             c = float(conf[top_i])
@@ -170,9 +175,10 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
                 )
             )
             continue
-        top_i = max(group, key=lambda i: (int(cards.value[i]), float(conf[i])))
+        doubtful = any(i in unread or found[i - 1] < min_confidence for i in ids)
+        top_i = max(group, key=lambda i: (int(cards.value[i]), float(found[i])))
         value = int(cards.value[top_i])
-        c = float(conf[top_i])
+        c = float(found[top_i])
         if value_conf is not None and value >= 0:
             c = min(c, float(value_conf[top_i]))
         read = value >= 1 and not doubtful and c >= min_confidence

@@ -39,6 +39,14 @@ class SceneOptions:
     decks: int | None = None
     imgsz: int = 640
     art: str = "standin"
+    # True: ``imgsz`` draws the 640 px scene's framing at that resolution (the cards grow
+    # with it, as a phone photographs the same table); False: a wider view at that size.
+    same_framing: bool = False
+
+    @property
+    def card_scale(self) -> float:
+        """How much larger than in a 640 px scene the cards are drawn."""
+        return self.imgsz / 640.0 if self.same_framing else 1.0
 
     def check(self) -> None:
         """ValueError for options out of range."""
@@ -123,7 +131,10 @@ def build_scene(opts: SceneOptions, index: int) -> Scene:
     pool, tiles, family = scene_art(opts, index)
     tile = tiles[int(r_misc.integers(len(tiles)))]
     plan = make_plan(opts.kind, n_decks, r_plan, opts.min_visible)
-    cam = hard_camera(plan, frame, r_render) if hard else fit_plan(plan, w, h, r_render)
+    if hard:
+        cam = hard_camera(plan, frame, r_render)
+    else:
+        cam = fit_plan(plan, w, h, r_render, opts.card_scale)
     rendered = render(plan, pool, tile, w, h, opts.min_visible, r_render, camera=cam, hard=hard)
     return Scene(plan, rendered, quality, family)
 
@@ -191,15 +202,17 @@ def synthesize(
     art: str = "standin",
     *,
     start: int = 0,
+    same_framing: bool = False,
 ) -> Path:
     """Write scenes ``start .. start+n-1`` of the dataset ``(seed, options)`` into ``out_dir``.
 
     Layout: ``images/NNNNNN.jpg``, ``labels/NNNNNN.txt`` (ultralytics OBB, classes 0 back and
     1 face), ``truth/NNNNNN.json`` and ``data.yaml``. ``min_visible`` is the smallest visible
     fraction of a labelled card (0.2..1); ``decks`` 4 or 8 fixes the deck profile (None: half
-    and half). Returns ``out_dir``. Raises ValueError for bad options.
+    and half); ``same_framing``: see `SceneOptions`. Returns ``out_dir``. Raises ValueError
+    for bad options.
     """
-    opts = SceneOptions(seed, kind, float(min_visible), decks, imgsz, art)
+    opts = SceneOptions(seed, kind, float(min_visible), decks, imgsz, art, same_framing)
     opts.check()
     if n < 0 or start < 0:
         raise ValueError("n and start must be >= 0")
@@ -218,6 +231,7 @@ def synthesize(
         "decks": decks,
         "imgsz": imgsz,
         "art": art,
+        "same_framing": same_framing,
     }
     (out_dir / "recipe.json").write_text(json.dumps(recipe, indent=2) + "\n")
     tasks = [(out_dir, opts, i) for i in range(start, start + n)]

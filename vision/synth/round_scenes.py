@@ -39,7 +39,8 @@ def write_round(out_dir: Path, opts: SceneOptions, index: int) -> dict[str, Any]
         w, h = (short_side, long_side) if r_misc.random() < 0.2 else (long_side, short_side)
         quality = int(r_misc.integers(70, 96))
         tile = tiles[int(r_misc.integers(len(tiles)))]
-        cam = sample_camera(plan, w, h, r_render)  # every card in view, however small
+        # every card in view, however small
+        cam = sample_camera(plan, w, h, r_render, opts.card_scale)
         rendered = render(plan, pool, tile, w, h, opts.min_visible, r_render, camera=cam)
         image = f"{role}/{stem}.jpg"
         photos[role] = truth(
@@ -77,14 +78,17 @@ def synthesize_rounds(
     art: str = "standin",
     start: int = 0,
     min_visible: float = 0.3,
+    same_framing: bool = False,
 ) -> Path:
-    """Write rounds ``start .. start+n-1`` of ``seed`` into ``out_dir`` (one process)."""
-    opts = SceneOptions(seed, "piles", float(min_visible), decks, imgsz, art)
+    """Write rounds ``start .. start+n-1`` of ``seed`` into ``out_dir`` (one process);
+    ``same_framing``: see `SceneOptions`."""
+    opts = SceneOptions(seed, "piles", float(min_visible), decks, imgsz, art, same_framing)
     opts.check()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     recipe = {"kind": "round", "seed": seed, "n": n, "start": start, "decks": decks,
-              "imgsz": imgsz, "art": art, "min_visible": min_visible}  # fmt: skip
+              "imgsz": imgsz, "art": art, "min_visible": min_visible,
+              "same_framing": same_framing}  # fmt: skip
     (out_dir / "recipe.json").write_text(json.dumps(recipe, indent=2) + "\n")
     prev = cv2.getNumThreads()
     cv2.setNumThreads(1)

@@ -84,15 +84,18 @@ def _texture(
 MIN_CARD_PX = 40.0  # cards are about 40 to 400 px long; smaller ones lose their deck
 
 
-def sample_camera(plan: Plan, w: int, h: int, rng: np.random.Generator) -> Camera:
-    """A camera framing all of ``plan``'s cards (tilt 0-50 deg, rotation per the plan)."""
+def sample_camera(
+    plan: Plan, w: int, h: int, rng: np.random.Generator, card_scale: float = 1.0
+) -> Camera:
+    """A camera framing all of ``plan``'s cards (tilt 0-50 deg, rotation per the plan), the
+    cards ``card_scale`` times the plan's length in pixels."""
     n = len(plan.cards)
     if n:
         corners_mm = all_corners(np.array([c.pose for c in plan.cards]))
     else:
         corners_mm = np.array([[[-50.0, -50.0], [50.0, 50.0]]])
     lo, hi = plan.card_len_px
-    card_len = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
+    card_len = card_scale * float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
     tilt = float(50 * rng.beta(1.4, 1.6))
     yaw = float(rng.uniform(*plan.yaw_deg))
     return frame_cards(corners_mm.reshape(-1, 2), card_len, w, h, rng, tilt, yaw)
@@ -110,19 +113,22 @@ def _place_patch_mm(
     return project(np.linalg.inv(cam.H), uv[None])[0]
 
 
-def fit_plan(plan: Plan, w: int, h: int, rng: np.random.Generator) -> Camera:
+def fit_plan(
+    plan: Plan, w: int, h: int, rng: np.random.Generator, card_scale: float = 1.0
+) -> Camera:
     """Sample a camera; while the cards would come out too small, take a loose group off the
     table and try again (some players' cards out of the picture).
 
     Cards must be at least ``MIN_CARD_PX`` long; one scene in five with several groups is a
-    closer shot (cards 60-200 px), as when a player photographs only their own cards.
+    closer shot (cards 60-200 px), as when a player photographs only their own cards. With a
+    ``card_scale``, every length in pixels is that many times larger.
     """
     min_len = MIN_CARD_PX
     if len(plan.groups) > 1 and rng.random() < 0.2:
         min_len = float(np.exp(rng.uniform(np.log(60), np.log(200))))
-    cam = sample_camera(plan, w, h, rng)
-    while cam.px_per_mm * 87.0 < min_len and plan.drop_group(rng):
-        cam = sample_camera(plan, w, h, rng)
+    cam = sample_camera(plan, w, h, rng, card_scale)
+    while cam.px_per_mm * 87.0 < min_len * card_scale and plan.drop_group(rng):
+        cam = sample_camera(plan, w, h, rng, card_scale)
     return cam
 
 
