@@ -269,6 +269,18 @@ def test_a_close_photo_of_five_piles_reads_every_top_exactly(tallero):
     assert payload["total"] == 3 + 9 + 6 + 4 + 10
 
 
+def test_a_phone_photo_of_eighteen_piles_reads_every_top(tallero):
+    """``phone.jpg``: a 1920 px photo of 18 piles of 8 decks, as a phone takes the middle
+    (`dataset synth --kind piles --seed 3348 --decks 8 --imgsz 1920 --same-framing`, scene
+    42): every top is read, the total complete. The colour of one of its tops is named
+    unsurely; its number, read surely, still counts."""
+    payload = tallero("piles", str(DATA / "phone.jpg"), "--json").json()
+    assert payload["size"] == [1920, 1440]
+    assert read_of(payload) == truth_of("phone")
+    assert payload["uncertain"] == [] and payload["complete"] is True
+    assert payload["total"] == sum(t[1] for t in truth_of("phone")) == 82
+
+
 def test_a_top_found_longer_than_it_is_is_read_in_a_shortened_look(tallero):
     """``round.jpg``: the blue 7's box runs past the card (the pile peeks out under it), so
     its indices sit inwards in the crop; read shortened, every top is read and the total

@@ -8,6 +8,9 @@ top card is half covered by a neighbouring pile; ``down`` face-down finished pil
 ``round`` the 27 Dutch cards of the bundled Dutch photo; ``clear`` five piles of every
 colour photographed close (cards about 210 px long), whose tops are all read; ``empty`` is
 the bare table. ``python tests/data/piles/make.py clear`` draws that one alone.
+
+``phone.jpg`` (with ``phone.json``, its ``dutch_piles``) is scene 42 of ``tallero dataset
+synth OUT --kind piles --n 43 --seed 3348 --decks 8 --imgsz 1920 --same-framing``.
 """
 
 from __future__ import annotations
