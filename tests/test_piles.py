@@ -120,23 +120,27 @@ def test_two_piles_of_one_colour_side_by_side_stay_two():
     assert [p.top for p in read_piles(count).piles] == [3, 8]
 
 
-def test_a_read_top_whose_colour_is_in_doubt_still_counts_but_a_doubtful_card_does_not():
+def test_a_read_top_whose_colour_or_deck_is_in_doubt_still_counts_but_a_doubtful_card_not():
     # pile 1: red 6, its colour named at 0.6 (the number read at 0.99): read, as red;
     # pile 2: green 4 found at 0.5 (the detector unsure it is a card): flagged;
-    # pile 3: a back whose deck is named at 0.5 (a face taken for a back would add 10): flagged
+    # pile 3: a back named pump at 0.6: a finished pile whichever deck it is, read;
+    # pile 4: a back named no deck (a sheet of paper, a face taken for a back): flagged
     count = count_of(
-        [(FACE, "red", 6, 0.99), (FACE, "green", 4, 0.99), (BACK, None, -1, 0.0)],
-        [(100, 100), (300, 100), (500, 100)],
+        [(FACE, "red", 6, 0.99), (FACE, "green", 4, 0.99), (BACK, None, -1, 0.0)]
+        + [(BACK, None, -1, 0.0)],
+        [(100, 100), (300, 100), (500, 100), (700, 100)],
     )
-    count.cards.deck_confidence[:] = [0.6, 1.0, 0.5]
+    count.cards.deck_confidence[:] = [0.6, 1.0, 0.6, 0.3]
+    count.cards.deck[3] = None
     count.cards.confidence[1] = 0.5
     piles = read_piles(count)
     assert [(p.color, p.top, p.uncertain) for p in piles.piles] == [
         ("red", 6, False),
         ("green", None, True),
+        (None, 10, False),
         (None, 10, True),
     ]
-    assert piles.uncertain == [2, 3] and piles.total == 16
+    assert piles.uncertain == [2, 4] and not piles.complete
 
 
 # ---- the committed photos, end to end ----

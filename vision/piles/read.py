@@ -12,8 +12,9 @@ the top card of each pile, and sometimes a card below it peeking far enough out.
   read less surely than the bar: its top is then not guessed and the total is not
   complete. How sure the colour is does not hold a read number back (the number alone
   gives the pile's cards; a face whose colour is in doubt is still a face with that number);
-- a face-down pile is uncertain when its back is found or named less surely than the bar
-  (a face or a stray card taken for a back would add 10).
+- a face-down pile is uncertain when its back is found less surely than the bar, or named
+  no deck of the game (a sheet of paper or a face taken for a back would add 10); which of
+  the game's decks it is named does not matter.
 """
 
 from __future__ import annotations
@@ -149,8 +150,8 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
     """The Dutch piles of ``count`` (a photo of the middle of the table before the sort).
 
     ``min_confidence``: a pile less sure than this (a face-up pile: the weaker of finding its
-    top card and reading its number; face down: of finding and naming its back) is
-    uncertain. Raises ImageError when the photo holds no card.
+    top card and reading its number; face down: finding its back, named a deck of the game)
+    is uncertain. Raises ImageError when the photo holds no card.
     """
     cards = count.cards
     if not len(cards):
@@ -168,7 +169,8 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
         ids = tuple(i + 1 for i in group)
         if cards.side[group[0]] == BACK:
             top_i = max(group, key=lambda i: float(conf[i]))
-            c = float(conf[top_i])
+            # named a deck of the game: how surely which deck does not matter (10 either way)
+            c = float(found[top_i] if cards.deck[top_i] is not None else conf[top_i])
             piles.append(
                 Pile(
                     cards.corners[top_i], None, FINISHED_PILE_SIZE, True, c, ids, c < min_confidence
