@@ -140,3 +140,21 @@ def test_a_registered_style_draws_the_cards(tmp_path) -> None:
     assert rec["art"] == "grey-test"
     with pytest.raises(TypeError):
         register_style("broken", object())  # type: ignore[arg-type]
+
+
+def test_a_wide_spread_under_a_close_tilted_camera_fills_the_frame_not_a_speck() -> None:
+    """A metre of table asked for with cards 644 px long, tilted 47 degrees (a round's
+    sorted Dutch cards, 1920 px): part of it starts out behind the camera."""
+    spread = np.array([[-447.0, -426.0], [445.0, -426.0], [445.0, 431.0], [-447.0, 431.0]])
+    w, h = 1920, 1440
+    args = (spread, 644.0, w, h)
+    collapsed = frame_cards(*args, np.random.default_rng(3), 47.0, 124.0, k_dist=2.8)
+    cam = frame_cards(*args, np.random.default_rng(3), 47.0, 124.0, k_dist=2.8, largest_fit=True)
+    assert collapsed.px_per_mm * 87 < 10  # kept where a too small scene drops a group
+    card_px = cam.px_per_mm * 87
+    assert 60 < card_px < 644
+    px = cam.project(spread)
+    assert px.min() >= 0 and px[:, 0].max() <= w and px[:, 1].max() <= h
+    # it fills the frame: the spread spans nearly all of one side
+    span = (px.max(0) - px.min(0)) / np.array([w, h])
+    assert span.max() > 0.85

@@ -58,6 +58,7 @@ def frame_cards(
     margin: float = 0.04,
     centre_jitter: float = 0.12,
     k_dist: float | None = None,
+    largest_fit: bool = False,
 ) -> Camera:
     """A camera that sees every point of ``content_mm`` (N x 2), with cards about
     ``card_len_px`` long (less if the content would not fit), tilted and rotated as given.
@@ -76,20 +77,44 @@ def frame_cards(
     R = _rot_x(np.deg2rad(tilt_deg)) @ _rot_z(np.deg2rad(yaw_deg))
     T = np.array([[1, 0, -ctr[0]], [0, 1, -ctr[1]], [0, 0, 1]], np.float64)
     avail = np.array([width, height]) * (1 - 2 * margin)
-    for _ in range(4):
+
+    def homography(scale: float) -> np.ndarray:
         # the frame's footprint on the table sets the distance, as for a phone or webcam
-        footprint_mm = 0.5 * np.hypot(width, height) / s_px_mm
+        footprint_mm = 0.5 * np.hypot(width, height) / scale
         dist = footprint_mm * k_dist
         # table (x, y, 0) -> camera: X = R [x - cx, y - cy, 0] + [0, 0, dist]
         H0 = np.c_[R[:, 0], R[:, 1], [0, 0, dist]] @ T
-        f = s_px_mm * dist
-        H = np.diag([f, f, 1.0]) @ H0
+        f = scale * dist
+        return np.diag([f, f, 1.0]) @ H0
+
+    def fill(H: np.ndarray) -> float:
+        # how much of the available frame the content spans (inf: partly behind the camera)
+        if np.min(H[2, 0] * pts[:, 0] + H[2, 1] * pts[:, 1] + H[2, 2]) <= 0:
+            return float("inf")
+        proj = project(H, pts)
+        size = np.maximum(proj.max(0) - proj.min(0), 1e-6)
+        return float(np.max(size / avail))
+
+    wanted = s_px_mm
+    unfit = s_px_mm
+    for _ in range(4):
+        H = homography(s_px_mm)
         proj = project(H, pts)
         size = np.maximum(proj.max(0) - proj.min(0), 1e-6)
         shrink = float(np.min(avail / size))
         if shrink >= 0.999:
             break
+        unfit = s_px_mm
         s_px_mm *= shrink * 0.995
+    if largest_fit and s_px_mm < wanted and fill(H) < 0.5:
+        # overshot: the largest scale that fits, between the last that fit and the last
+        # that did not
+        lo, hi = s_px_mm, unfit
+        for _ in range(40):
+            mid = float(np.sqrt(lo * hi))
+            lo, hi = (mid, hi) if fill(homography(mid)) <= 0.995 else (lo, mid)
+        s_px_mm = lo
+        H = homography(s_px_mm)
     proj = project(H, pts)
     lo, hi = proj.min(0), proj.max(0)
     size = hi - lo

@@ -5,7 +5,7 @@ of it: ``piles/NNNNNN.jpg`` (the Dutch piles before the sort), ``dutch/NNNNNN.jp
 sorted Dutch cards, back up) and ``blitz/NNNNNN.jpg`` (the Blitz leftovers). Its truth,
 ``truth/NNNNNN.json``: ``{"round": the outcome (players, dutch, blitz, piles), "decks",
 "photos": {"piles"|"dutch"|"blitz": that photo's scene truth}}``. Every card of the round
-lies in its photo, however small: players photograph all their cards.
+lies in its photo, as large as the frame allows: players photograph all their cards.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ def write_round(out_dir: Path, opts: SceneOptions, index: int) -> dict[str, Any]
         w, h = (short_side, long_side) if r_misc.random() < 0.2 else (long_side, short_side)
         quality = int(r_misc.integers(70, 96))
         tile = tiles[int(r_misc.integers(len(tiles)))]
-        # every card in view, however small
-        cam = sample_camera(plan, w, h, r_render, opts.card_scale)
+        # every card in view, as large as the frame allows
+        cam = sample_camera(plan, w, h, r_render, opts.card_scale, largest_fit=True)
         rendered = render(plan, pool, tile, w, h, opts.min_visible, r_render, camera=cam)
         image = f"{role}/{stem}.jpg"
         photos[role] = truth(

@@ -85,10 +85,16 @@ MIN_CARD_PX = 40.0  # cards are about 40 to 400 px long; smaller ones lose their
 
 
 def sample_camera(
-    plan: Plan, w: int, h: int, rng: np.random.Generator, card_scale: float = 1.0
+    plan: Plan,
+    w: int,
+    h: int,
+    rng: np.random.Generator,
+    card_scale: float = 1.0,
+    largest_fit: bool = False,
 ) -> Camera:
     """A camera framing all of ``plan``'s cards (tilt 0-50 deg, rotation per the plan), the
-    cards ``card_scale`` times the plan's length in pixels."""
+    cards ``card_scale`` times the plan's length in pixels; ``largest_fit``: see
+    `vision.synth.camera.frame_cards`."""
     n = len(plan.cards)
     if n:
         corners_mm = all_corners(np.array([c.pose for c in plan.cards]))
@@ -98,7 +104,8 @@ def sample_camera(
     card_len = card_scale * float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
     tilt = float(50 * rng.beta(1.4, 1.6))
     yaw = float(rng.uniform(*plan.yaw_deg))
-    return frame_cards(corners_mm.reshape(-1, 2), card_len, w, h, rng, tilt, yaw)
+    pts = corners_mm.reshape(-1, 2)
+    return frame_cards(pts, card_len, w, h, rng, tilt, yaw, largest_fit=largest_fit)
 
 
 def _place_patch_mm(
