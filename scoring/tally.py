@@ -44,6 +44,52 @@ class PhotoRound:
     settled: str | None = None
 
 
+def photo_problems(setup: GameSetup, label: str, tally: Tally) -> list[tuple[str, bool]]:
+    """What one photo of the round (``label`` "Dutch" or "Blitz") asks a person to look at,
+    each line with whether it is a doubt about a count (which a Dutch total can answer)."""
+    out: list[tuple[str, bool]] = []
+    game_decks = {seat.deck.id for seat in setup.seats}
+    where = f"in the {label} photo"
+    for deck, n in sorted(tally.counts.items()):
+        if n and deck not in game_decks:
+            out.append((f"{n} card(s) of deck {deck!r} {where}, which no player uses", False))
+    limit = DECK_SIZE if label == "Dutch" else BLITZ_PILE_SIZE
+    for seat in setup.seats:
+        n = int(tally.counts.get(seat.deck.id, 0))
+        if n > limit:
+            out.append(
+                (f"{n} {seat.deck.display} cards {where}: more than {limit} is impossible", False)
+            )
+    if tally.unknown:
+        out.append((f"{tally.unknown} back(s) {where} match no deck of this game", True))
+    if tally.uncertain:
+        ids = ", ".join(f"#{i}" for i in tally.uncertain)
+        out.append((f"uncertain card(s) {where}: {ids}", True))
+    if tally.spread:
+        out.append(
+            (
+                f"{tally.spread} heap(s) {where} too tight to count: spread these cards out "
+                "and take the photo again (marked on it)",
+                False,
+            )
+        )
+    if tally.possible:
+        out.append(
+            (f"{tally.possible} possible card(s) not counted {where} (marked +? on it)", True)
+        )
+    for seat in setup.seats:
+        low, high = tally.ranges.get(seat.deck.id, (0, 0))
+        if low != high:
+            n = int(tally.counts.get(seat.deck.id, 0))
+            out.append(
+                (
+                    f"{seat.player}: {n} {label} card(s) counted, could be {low} to {high} {where}",
+                    True,
+                )
+            )
+    return out
+
+
 def round_from_tallies(
     setup: GameSetup,
     dutch: Tally,
@@ -72,7 +118,6 @@ def round_from_tallies(
     # doubts of the Dutch photo that a settled total answers: uncertain, unknown and
     # possible cards, and the players whose count has a range (kept in their place)
     doubts: set[int] = set()
-    game_decks = {seat.deck.id for seat in setup.seats}
     per_player: dict[str, dict[str, int]] = {}
     ranges: dict[str, dict[str, tuple[int, int]]] = {"Dutch": {}, "Blitz": {}}
     for label, tally in (("Dutch", dutch), ("Blitz", blitz)):
@@ -80,43 +125,14 @@ def round_from_tallies(
             per_player[label] = {p: 0 for p in setup.players}
             continue
         per_player[label] = {s.player: int(tally.counts.get(s.deck.id, 0)) for s in setup.seats}
-        where = f"in the {label} photo"
-        for deck, n in sorted(tally.counts.items()):
-            if n and deck not in game_decks:
-                problems.append(f"{n} card(s) of deck {deck!r} {where}, which no player uses")
-        limit = DECK_SIZE if label == "Dutch" else BLITZ_PILE_SIZE
-        for seat in setup.seats:
-            n = per_player[label][seat.player]
-            if n > limit:
-                problems.append(
-                    f"{n} {seat.deck.display} cards {where}: more than {limit} is impossible"
-                )
-
-        def asked(line: str, label: str = label) -> None:
-            if label == "Dutch":
+        for line, doubt in photo_problems(setup, label, tally):
+            if doubt and label == "Dutch":
                 doubts.add(len(problems))
             problems.append(line)
-
-        if tally.unknown:
-            asked(f"{tally.unknown} back(s) {where} match no deck of this game")
-        if tally.uncertain:
-            ids = ", ".join(f"#{i}" for i in tally.uncertain)
-            asked(f"uncertain card(s) {where}: {ids}")
-        if tally.spread:
-            problems.append(
-                f"{tally.spread} heap(s) {where} too tight to count: spread these cards out "
-                "and take the photo again (marked on it)"
-            )
-        if tally.possible:
-            asked(f"{tally.possible} possible card(s) not counted {where} (marked +? on it)")
         for seat in setup.seats:
             low, high = tally.ranges.get(seat.deck.id, (0, 0))
             if low != high:
                 ranges[label][seat.player] = (low, high)
-                n = per_player[label][seat.player]
-                asked(
-                    f"{seat.player}: {n} {label} card(s) counted, could be {low} to {high} {where}"
-                )
     corrections = []
     for label, fixes in (("Dutch", fix_dutch or {}), ("Blitz", fix_blitz or {})):
         for player, n in fixes.items():

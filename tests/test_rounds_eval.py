@@ -31,3 +31,7 @@ def test_a_synthetic_round_is_consistent_and_eval_scores_it(tallero, tmp_path):
         # a wrong round is either flagged or silently wrong, never both
         assert v["round_silent_wrong"] == (1.0 - v["round_exact"]) * (1.0 - v["round_flagged"])
     assert ev["piles"]["photos"] == 1 and ev["piles"]["piles"] == len(rnd["piles"])
+    # without the piles photo, a round asks for a look exactly when one of its photos does
+    asked = ev["asked_by"]
+    assert set(asked) == {"dutch_photo", "blitz_photo", "piles_photo"}
+    assert ev["without_piles"]["round_flagged"] == max(asked["dutch_photo"], asked["blitz_photo"])

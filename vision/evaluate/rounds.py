@@ -7,6 +7,8 @@ counted with the round's decks (player = deck), their tallies turned into the ro
 off the piles photo (`vision.piles`). Per variant: ``round_exact`` (every player's points
 right as Tallero gives them), ``round_flagged`` (Tallero asks for a look) and
 ``round_silent_wrong`` (points wrong and nothing asked: what a score sheet lives by).
+``asked_by``: the share of rounds in which each photo alone asks for a look (the Dutch or
+Blitz photo: `scoring.tally.photo_problems`; the piles photo: a top not read).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 from scoring.decks import deck_by_name
 from scoring.errors import ImageError
 from scoring.game import GameSetup, Seat
-from scoring.tally import PhotoRound, round_from_tallies
+from scoring.tally import PhotoRound, photo_problems, round_from_tallies
 from vision.count.tally import tally_of
 from vision.evaluate.piles import PilesEvaluation
 from vision.piles.read import Piles, read_piles
@@ -72,6 +74,9 @@ class Variant:
         }
 
 
+PHOTOS = ("dutch_photo", "blitz_photo", "piles_photo")
+
+
 @dataclass
 class RoundsEvaluation:
     """Both variants and the piles reader over the rounds of a folder."""
@@ -79,14 +84,18 @@ class RoundsEvaluation:
     without_piles: Variant = field(default_factory=Variant)
     with_piles: Variant = field(default_factory=Variant)
     piles: PilesEvaluation = field(default_factory=PilesEvaluation)
+    # rounds in which each photo alone asks for a look
+    asked: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PHOTOS, 0))
     failures: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         piles = self.piles.to_json()
         piles.pop("failures")
+        n = self.with_piles.rounds
         return {
             "without_piles": self.without_piles.to_json(),
             "with_piles": self.with_piles.to_json(),
+            "asked_by": {k: round(v / n, 4) if n else None for k, v in self.asked.items()},
             "piles": piles,
             "failures": self.failures[:50],
         }
@@ -117,6 +126,9 @@ def evaluate_rounds(
             piles = Piles(pile_count.image, pile_count.size, (), pile_count.model)
         ev.piles.add(photos["piles"], piles)
         td, tb = tally_of(dutch), tally_of(blitz)
+        ev.asked["dutch_photo"] += bool(photo_problems(setup, "Dutch", td))
+        ev.asked["blitz_photo"] += bool(photo_problems(setup, "Blitz", tb))
+        ev.asked["piles_photo"] += bool(piles.uncertain)
         plain = round_from_tallies(setup, td, tb)
         with_piles = round_from_tallies(
             setup, td, tb, pile_total=piles.total, unread_piles=piles.uncertain
@@ -154,4 +166,6 @@ def format_rounds(ev: RoundsEvaluation) -> str:
     lines.append(
         f"rounds {ev.with_piles.rounds}; settled by the piles' total: {ev.with_piles.settled}"
     )
+    asked = ev.to_json()["asked_by"]
+    lines.append("asked for a look by: " + ", ".join(f"{k} {v}" for k, v in asked.items()))
     return "\n".join([*lines, format_piles(ev.piles)])
