@@ -98,6 +98,15 @@ class Motion:
         return float(np.quantile(self._samples(outline), 1.0 - share))
 
 
+def grey_cells(image: Array, cell_px: int) -> Array:
+    """``image`` (BGR or grey) in grey, one value per ``cell_px`` cell, as int16."""
+    h, w = image.shape[:2]
+    size = (max(1, w // cell_px), max(1, h // cell_px))
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    out: Array = cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.int16)
+    return out
+
+
 class MotionMeter:
     """Marks where each frame differs from the one before (``cell_px`` px cells).
 
@@ -118,10 +127,10 @@ class MotionMeter:
 
     def add(self, image: Array, t: float) -> None:
         """One frame (BGR) at ``t`` (s)."""
-        h, w = image.shape[:2]
-        size = (max(1, w // self.cell_px), max(1, h // self.cell_px))
-        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-        small = cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.int16)
+        self.add_cells(grey_cells(image, self.cell_px), t)
+
+    def add_cells(self, small: Array, t: float) -> None:
+        """One frame at ``t`` (s), already shrunk to this meter's cells (`grey_cells`)."""
         if self._moved is None or self._moved.shape != small.shape:
             self._moved = np.zeros(small.shape, np.float32)
         if self._last is not None and self._last.shape == small.shape and self._last_t is not None:

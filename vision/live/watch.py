@@ -16,7 +16,7 @@ from vision.core.cards import BACK, Cards
 from vision.core.types import Array
 from vision.count.counter import Counter
 from vision.count.result import Count
-from vision.live.motion import MotionMeter
+from vision.live.motion import MotionMeter, grey_cells
 from vision.live.settings import LiveSettings
 from vision.live.sources import FrameSource, Recorder, SourceFault
 from vision.live.steady import SteadyTable, TableView
@@ -64,17 +64,21 @@ class Watcher:
         self.still_from = 0  # the table's first counted frame of the still spell
         self.unmatched = False  # the last counted frame had cards no track took (yet)
         self.counted_frames = 0
-        # with a tally: where each frame moved (a hand passing over a card, or laying one)
-        self.motion = MotionMeter() if tally is not None else None
         # the steady table's: where a hand or a card changed the picture (exposure aside)
         self.touch_motion = MotionMeter(exposure=True)
+        # with a tally: where each frame moved (a hand passing over a card, or laying one),
+        # on the same cells
+        cell_px = self.touch_motion.cell_px
+        self.motion = MotionMeter(cell_px) if tally is not None else None
 
     def step(self, image: Array, t: float) -> TableView:
         """One frame at time ``t`` (s): counted and tracked when its turn comes, unless the
         table is STEADY and the picture the one last counted (`StillCheck`)."""
+        # both meters compare the same grey cells: the frame is shrunk once
+        cells = grey_cells(image, self.touch_motion.cell_px)
         if self.motion is not None:
-            self.motion.add(image, t)
-        self.touch_motion.add(image, t)
+            self.motion.add_cells(cells, t)
+        self.touch_motion.add_cells(cells, t)
         if self.frames % self.settings.detect_every_frames == 0 and not self._held(image, t):
             self.counted_frames += 1
             count = self.counter.count(image, name="frame", decks=self.decks)
