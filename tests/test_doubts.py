@@ -7,12 +7,13 @@ import pytest
 
 from scoring.decks import deck_by_name
 from scoring.game import GameSetup, Seat
-from scoring.tally import Tally, round_from_tallies
+from scoring.tally import Tally, photo_problems, round_from_tallies
 from vision.core.cards import BACK, FACE, Cards
 from vision.core.settings import VisionSettings
 from vision.count.annotate import CountAnnotator, count_text
 from vision.count.doubts import count_ranges
 from vision.count.result import Count
+from vision.count.tally import tally_of
 from vision.detect.checker import possible_cards
 from vision.evaluate.metrics import Evaluation
 from vision.name.namer import alternatives
@@ -190,3 +191,49 @@ def test_pile_check_says_whose_range_can_explain_a_mismatch() -> None:
     assert fixed.ranges == {"Dutch": {}, "Blitz": {}}
     assert "not even the counts' ranges (6 to 6) reach the piles' total" in fixed.problems[-1]
     assert round_from_tallies(setup, tally, None).ranges["Dutch"] == {"Ann": (3, 5)}
+
+
+def test_a_back_surely_of_no_deck_is_another_games_card_and_asks_nothing() -> None:
+    # #1 a pump; #2 a back named no deck whose picture is 0.95 likely of no deck (a card of
+    # another game); #3 named no deck at 0.6 (could be a player's card, too little to tell)
+    cards = Cards(quads(0, 60, 120), [BACK] * 3, [0.95, 0.95, 0.95])
+    cards.deck[:] = ["pump", None, None]
+    cards.other_probability[:] = [0.01, 0.95, 0.6]
+
+    def count(bar: float | None) -> Count:
+        return Count(
+            "x.jpg",
+            (640, 480),
+            cards,
+            ("pump", "plow"),
+            {"name": "t", "sha256": "0"},
+            other_game_probability=bar,
+            could_be=((), ("pump", "plow"), ("pump", "plow")),
+        )
+
+    asked, kept = count(None), count(0.9)
+    assert (asked.other_game, asked.unknown, asked.uncertain) == ([], 2, [2, 3])
+    assert asked.ranges == {"pump": (1, 3), "plow": (0, 2)}
+    assert (kept.other_game, kept.unknown, kept.uncertain) == ([2], 1, [3])
+    assert kept.ranges == {"pump": (1, 2), "plow": (0, 1)}
+    assert kept.to_json()["other_game"] == [2] and kept.to_json()["unknown"] == 1
+    setup = GameSetup((Seat("Ann", deck_by_name("pump")), Seat("Bo", deck_by_name("plow"))))
+    alone = count(0.9)
+    alone.cards = cards[np.array([0, 1])]
+    alone.could_be = ((), ("pump", "plow"))
+    assert photo_problems(setup, "Blitz", tally_of(alone)) == []
+    assert [line for line, _ in photo_problems(setup, "Blitz", tally_of(kept))] == [
+        "1 back(s) in the Blitz photo match no deck of this game",
+        "uncertain card(s) in the Blitz photo: #3",
+        "Ann: 1 Blitz card(s) counted, could be 1 to 2 in the Blitz photo",
+        "Bo: 0 Blitz card(s) counted, could be 0 to 1 in the Blitz photo",
+    ]
+    # drawn apart in grey dashes (below the legend)
+    for c in (kept, asked):
+        c.cards = cards[np.arange(3)]
+        c.cards.corners += np.float32([0, 300])
+    white = np.full((480, 640, 3), 255, np.uint8)
+    edge = CountAnnotator().annotate(white, kept)[320:360, 60]
+    assert (edge.max(axis=1) < 200).any() and (edge.min(axis=1) > 250).any()
+    solid = CountAnnotator().annotate(white, asked)[320:360, 60]
+    assert not (solid.min(axis=1) > 250).any()

@@ -8,7 +8,13 @@ from typing import Any
 
 # Fractions that may also be None (the step they set is off).
 OPTIONAL_FRACTIONS = frozenset(
-    {"uncertain_other_probability", "enrolled_uncertain_other_probability", "possible_min_chance"}
+    {
+        "uncertain_other_probability",
+        "enrolled_uncertain_other_probability",
+        "other_game_probability",
+        "enrolled_other_game_probability",
+        "possible_min_chance",
+    }
 )
 
 
@@ -55,6 +61,12 @@ class VisionSettings:
     uncertain_other_probability: float | None = 0.1
     # The same for a profile's enrolled classifier (None: off): it costs more flags there.
     enrolled_uncertain_other_probability: float | None = None
+    # A back named no deck whose own picture is at least this likely to be of no deck is
+    # another game's card (cards of other games lie about the table): it counts for no
+    # deck and asks nothing. None: every back of no deck is asked about.
+    other_game_probability: float | None = 0.9
+    # The same for a profile's enrolled classifier (None: off; not measured there).
+    enrolled_other_game_probability: float | None = None
     # How far a deck's count could be off (vision/count/doubts.py): candidates the check
     # gave at least this chance (under min_card_chance) are possible cards not counted ...
     possible_min_chance: float | None = 0.1

@@ -22,6 +22,7 @@ DECK_PALETTE_BGR: tuple[tuple[int, int, int], ...] = (
     (150, 220, 120),
 )
 UNKNOWN_BGR = (255, 0, 255)
+OTHER_GAME_BGR = (120, 120, 120)
 FACE_BGR = (170, 170, 170)
 POSSIBLE_BGR = (0, 0, 0)
 SPREAD_BGR = (0, 0, 230)
@@ -79,6 +80,7 @@ class CountAnnotator:
         font_scale = max(0.35, 0.45 * unit)
         cards = count.cards
         uncertain = set(count.uncertain)
+        elsewhere = set(count.other_game)
         possible = count.possible.corners if count.possible is not None else np.zeros((0, 4, 2))
         for corners in possible:
             # Black dashes on a white outline: seen on light and dark cards alike.
@@ -98,6 +100,12 @@ class CountAnnotator:
             if not is_back and not self.show_faces:
                 continue
             colour = self.colour(count.decks, cards.deck[i]) if is_back else FACE_BGR
+            if (i + 1) in elsewhere:
+                # another game's card: thin dashes, so the eye passes over it
+                colour = OTHER_GAME_BGR
+                dashed_quad(out, cards.corners[i], colour, thick, 8 * unit)
+                self._label(out, str(i + 1), cards.corners[i].mean(axis=0), colour, font_scale)
+                continue
             quad = np.round(cards.corners[i]).astype(np.int32)
             cv2.polylines(out, [quad], True, colour, thick, cv2.LINE_AA)
             label = str(i + 1) + ("?" if (i + 1) in uncertain else "")
@@ -131,6 +139,8 @@ class CountAnnotator:
             for deck, n in count.counts.items()
         ]
         rows.append((f"unknown: {count.unknown}", UNKNOWN_BGR))
+        if count.other_game:
+            rows.append((f"other games' cards: {len(count.other_game)}", OTHER_GAME_BGR))
         if count.uncertain:
             rows.append((f"uncertain: {len(count.uncertain)} (marked ?)", (0, 0, 0)))
         if count.spread:

@@ -229,6 +229,11 @@ class Counter:
                 if self.classifier.enrolled
                 else s.uncertain_other_probability
             ),
+            other_game_probability=(
+                s.enrolled_other_game_probability
+                if self.classifier.enrolled
+                else s.other_game_probability
+            ),
             timings_s=timings,
             could_be=named.could_be,
             possible=checked.possible,

@@ -26,6 +26,9 @@ class Count:
     model: dict[str, Any]
     uncertain_below_confidence: float = 0.8
     uncertain_other_probability: float | None = 0.1  # None: not a reason to look
+    # A back named no deck whose own picture is at least this likely to be of no deck is
+    # another game's card (`other_game`); None: every back of no deck is asked about.
+    other_game_probability: float | None = None
     timings_s: dict[str, float] = field(default_factory=dict)
     # Per card, the other decks of the profile it could be (vision/count/doubts.py); empty when
     # nothing was worked out.
@@ -60,15 +63,29 @@ class Count:
         return {deck: int(sum(1 for d in backs if d == deck)) for deck in self.decks}
 
     @property
+    def other_game(self) -> list[int]:
+        """Ids of backs surely of another game: named no deck, their own picture at least
+        ``other_game_probability`` likely to be of no deck. They count for no deck, cast no
+        doubt and ask nothing (a player's card is never that sure to be none)."""
+        bar = self.other_game_probability
+        if bar is None:
+            return []
+        other = self.cards.other_probability
+        return [
+            i + 1
+            for i in range(len(self.cards))
+            if self.cards.side[i] == BACK and self.cards.deck[i] is None and other[i] >= bar
+        ]
+
+    @property
     def unknown(self) -> int:
-        """Back-up cards that match no deck of the profile."""
-        return int(
-            sum(
-                1
-                for s, d in zip(self.cards.side, self.cards.deck, strict=True)
-                if s == BACK and d is None
-            )
+        """Back-up cards that match no deck of the profile, other games' cards aside."""
+        n = sum(
+            1
+            for s, d in zip(self.cards.side, self.cards.deck, strict=True)
+            if s == BACK and d is None
         )
+        return int(n - len(self.other_game))
 
     @property
     def uncertain(self) -> list[int]:
@@ -77,8 +94,11 @@ class Count:
         conf = self.cards.overall_confidence
         bar = self.uncertain_other_probability
         other = self.cards.other_probability if bar is not None else None
+        elsewhere = set(self.other_game)
         out = []
         for i in range(len(self.cards)):
+            if i + 1 in elsewhere:
+                continue
             low = conf[i] < self.uncertain_below_confidence
             back = self.cards.side[i] == BACK
             unnamed = back and self.cards.deck[i] is None
@@ -250,6 +270,7 @@ class Count:
             "size": [int(self.size[0]), int(self.size[1])],
             "counts": self.counts,
             "unknown": self.unknown,
+            "other_game": self.other_game,
             "cards": cards,
             "uncertain": self.uncertain,
             "unread": self.unread,
