@@ -128,7 +128,9 @@ def score(
                 return
             out.table(round_table(after, number, counts, result.ranges))
             for p in photos:
-                out.line(f"{p.role} photo: {p.path} -> annotated: {p.annotated}")
+                apart = len(p.count.other_game)
+                note = f" ({apart} card(s) of another game set apart, grey)" if apart else ""
+                out.line(f"{p.role} photo: {p.path} -> annotated: {p.annotated}{note}")
             if read is not None:
                 out.line(
                     f"piles photo: {piles_photo}: {len(read.piles)} piles, total {read.total} "
@@ -295,6 +297,8 @@ def count(
             counts = ", ".join(f"{d} {count_text(n, ranges[d])}" for d, n in result.counts.items())
             faces = int((result.cards.side == 1).sum())
             line = f"{image}: {counts}; unknown {result.unknown}; faces {faces}"
+            if result.other_game:
+                line += f"; another game's cards {len(result.other_game)} (set apart)"
             if result.uncertain:
                 line += f"; uncertain cards {', '.join(map(str, result.uncertain))}"
             if result.possible is not None and len(result.possible):

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -61,7 +62,16 @@ def test_json_contract_for_several_images(tmp_path: Path) -> None:
     for line, image in zip(lines, images, strict=True):
         doc = json.loads(line)
         assert doc["image"] == image
-        assert set(doc) >= {"image", "size", "counts", "unknown", "cards", "uncertain", "model"}
+        assert set(doc) >= {
+            "image",
+            "size",
+            "counts",
+            "unknown",
+            "other_game",
+            "cards",
+            "uncertain",
+            "model",
+        }
         assert len(doc["size"]) == 2 and all(isinstance(v, int) for v in doc["size"])
         assert isinstance(doc["unknown"], int)
         assert set(doc["model"]) >= {"name", "sha256"} and len(doc["model"]["sha256"]) == 64
@@ -77,7 +87,8 @@ def test_json_contract_for_several_images(tmp_path: Path) -> None:
             assert np.asarray(card["corners"]).shape == (4, 2)
             assert 0.0 <= card["confidence"] <= 1.0
         backs = [c for c in doc["cards"] if c["side"] == "back"]
-        assert sum(doc["counts"].values()) + doc["unknown"] == len(backs)
+        assert sum(doc["counts"].values()) + doc["unknown"] + len(doc["other_game"]) == len(backs)
+        assert not set(doc["other_game"]) & set(doc["uncertain"])
         # Every deck has a range around its count; possible cards name decks of the profile.
         assert set(doc["ranges"]) == set(doc["counts"])
         for deck, (low, high) in doc["ranges"].items():
@@ -87,6 +98,26 @@ def test_json_contract_for_several_images(tmp_path: Path) -> None:
             assert 0.0 <= place["chance"] < 0.4
             assert set(place["decks"]) <= set(doc["counts"])
         assert (out / f"{Path(image).stem}.annotated.png").is_file()
+
+
+def test_another_games_cards_are_set_apart_and_ask_nothing(counter, tmp_path: Path) -> None:
+    # a committed Blitz scene of 8 decks with nine backs of another game's art beside the piles
+    scene = DATA / "regression" / "standin8"
+    truth = json.loads((scene / "truth" / "blitz-3412-000000.json").read_text())
+    image = scene / "images" / Path(truth["image"]).name
+    result = counter.count(image)
+    assert result.counts == {d: truth["counts"].get(d, 0) for d in result.counts}
+    foreign = [np.float32(c["corners"]) for c in truth["cards"] if c["random_art"]]
+    assert len(foreign) == 9
+    assert result.other_game, "no card was set apart"
+    for i in result.other_game:
+        # each card set apart lies on one of the other game's cards
+        centre = result.cards.corners[i - 1].mean(axis=0)
+        assert any(cv2.pointPolygonTest(q, tuple(map(float, centre)), False) > 0 for q in foreign)
+    assert not set(result.other_game) & set(result.uncertain)
+    run = tallero("count", str(image), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert f"another game's cards {len(result.other_game)} (set apart)" in run.stdout
 
 
 def test_profile_lists_every_deck_with_zero(tmp_path: Path) -> None:

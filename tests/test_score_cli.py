@@ -79,6 +79,10 @@ def test_score_shows_the_round_and_writes_nothing_without_commit(tallero, game, 
     assert any("in the Dutch photo match no deck of this game" in p for p in out["problems"])
     assert not [p for p in out["problems"] if "no player uses" in p or "impossible" in p]
     table = tallero("score", "--dutch", str(DUTCH), "--annotate", str(tmp_path)).out
+    # Backs surely of another game are set apart, said beside the photo, and ask nothing.
+    apart = out["photos"][0]["other_game"]
+    assert apart and not set(apart) & set(out["photos"][0]["uncertain"])
+    assert f"({len(apart)} card(s) of another game set apart, grey)" in table
     for player, (low, high) in out["ranges"]["dutch"].items():
         n = out["players"][player]["dutch"]
         assert f"{n} ({low}-{high})" in table
