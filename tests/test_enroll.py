@@ -184,3 +184,4 @@ def test_enrolled_decks_count_exactly_and_an_unenrolled_deck_is_unknown(tallero,
     assert (
         count.uncertain_other_probability == VisionSettings().enrolled_uncertain_other_probability
     )
+    assert count.other_game_probability == VisionSettings().enrolled_other_game_probability

@@ -65,8 +65,8 @@ class VisionSettings:
     # another game's card (cards of other games lie about the table): it counts for no
     # deck and asks nothing. None: every back of no deck is asked about.
     other_game_probability: float | None = 0.9
-    # The same for a profile's enrolled classifier (None: off; not measured there).
-    enrolled_other_game_probability: float | None = None
+    # The same for a profile's enrolled classifier (None: off).
+    enrolled_other_game_probability: float | None = 0.9
     # How far a deck's count could be off (vision/count/doubts.py): candidates the check
     # gave at least this chance (under min_card_chance) are possible cards not counted ...
     possible_min_chance: float | None = 0.1
