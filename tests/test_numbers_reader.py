@@ -165,3 +165,37 @@ def test_found_faces_are_cut_where_the_counter_found_them_and_labelled_from_the_
     assert asked == [((300, 400, 3), "a.jpg", ("pump", "pail"))]
     assert values.tolist() == [7, 7, 7]  # the found corners, then shortened by 5% and 10%
     assert crops.shape == (3, 72, 48, 3)
+
+
+def test_a_nearly_square_face_taken_the_wrong_way_round_is_read_turned_a_quarter():
+    """A card seen from a low angle looks nearly square, and its outline may start from a
+    long edge: its indices then lie on the crop's sides and nothing is read. Read turned a
+    quarter too, the committed pile tops are read right; outlines under the bar only."""
+    import json
+    from pathlib import Path
+
+    import cv2
+
+    from vision.core.cards import FACE, Cards
+    from vision.name.numbers import NumberReader, side_ratio
+
+    root = Path(__file__).resolve().parents[1]
+    piles = json.loads((root / "tests" / "data" / "piles" / "clear.json").read_text())
+    image = cv2.imread(str(root / "tests" / "data" / "piles" / "clear.jpg"))
+    ups = [p for p in piles if not p["face_down"]]
+    found = np.array([p["corners"] for p in ups], np.float32)
+    assert (side_ratio(found) < 1.3).all()  # the camera's tilt makes them nearly square
+    wrong_way = Cards(np.roll(found, -1, axis=1), np.full(len(ups), FACE, np.int8), np.ones(4))
+    model = root / "models" / "tallero-numbers.onnx"
+
+    def reader(bar: float) -> NumberReader:
+        return NumberReader(model, 1, 0.97, 1, True, (0.05, 0.1), 0.99, bar)
+
+    assert reader(0.0).read(image, wrong_way).values.tolist() == [-1] * len(ups)
+    assert reader(1.3).read(image, wrong_way).values.tolist() == [p["top"] for p in ups]
+    assert reader(1.1).read(image, wrong_way).values.tolist() == [-1] * len(ups)
+    assert side_ratio(np.float32([[[0, 0], [56, 0], [56, 87], [0, 87]]])).round(3).tolist() == [
+        1.554
+    ]
+    with pytest.raises(ValueError, match="quarter_below_aspect"):
+        reader(-1.0)

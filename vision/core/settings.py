@@ -146,6 +146,10 @@ class VisionSettings:
     number_shortened: tuple[float, ...] = (0.05, 0.1)
     # The probability a 1 needs (a blurred index's lone stroke reads as a 1).
     number_one_min_confidence: float = 0.99
+    # A face whose outline's long over short side is under this is also read turned a
+    # quarter (a card seen from a low angle looks nearly square, and may be taken the wrong
+    # way round); 0: never.
+    number_quarter_below_aspect: float = 1.3
     # Canonical size a card is rectified to before its back or face is read.
     crop_width_px: int = 32
     crop_height_px: int = 48

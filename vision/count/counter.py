@@ -119,6 +119,7 @@ class Counter:
                 s.number_agreement,
                 s.number_shortened,
                 s.number_one_min_confidence,
+                s.number_quarter_below_aspect,
             )
             if self.reader.enrolled:
                 self.reader.min_confidence = s.enrolled_number_min_confidence

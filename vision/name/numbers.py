@@ -87,6 +87,16 @@ def shortened_quads(corners: Array, shares: tuple[float, ...]) -> Array:
     return moved
 
 
+def side_ratio(corners: Array) -> Array:
+    """``(n,)`` each ``(n, 4, 2)`` outline's long side over its short side (mean of the two
+    opposite sides each)."""
+    q = np.asarray(corners, np.float64).reshape(-1, 4, 2)
+    a = (np.linalg.norm(q[:, 1] - q[:, 0], axis=1) + np.linalg.norm(q[:, 3] - q[:, 2], axis=1)) / 2
+    b = (np.linalg.norm(q[:, 2] - q[:, 1], axis=1) + np.linalg.norm(q[:, 0] - q[:, 3], axis=1)) / 2
+    out: Array = np.maximum(a, b) / np.maximum(np.minimum(a, b), 1e-6)
+    return out
+
+
 def band_input(bands_bgr: Array) -> Array:
     """``(m, 2, INDEX_H_PX, INDEX_W_PX)`` float32 network input of ``(m, BAND_H_PX, 48, 3)``
     bands: the index corner's grey and its least channel (where a light number stands out
@@ -189,6 +199,8 @@ class NumberReader:
             (`shortened_quads`), the surest look kept (`surest`); not with ``views``.
         one_min_confidence: the probability a 1 needs (at least ``min_confidence``): a
             blurred index's lone stroke is read as a 1 more often than any other number.
+        quarter_below_aspect: faces whose outline's long over short side is under this
+            are also read turned a quarter (0: never).
     """
 
     def __init__(
@@ -200,6 +212,7 @@ class NumberReader:
         agreement: bool = False,
         shortened: tuple[float, ...] = (),
         one_min_confidence: float = 0.0,
+        quarter_below_aspect: float = 0.0,
     ):
         self.path = Path(path)
         if not 0.0 <= min_confidence <= 1.0:
@@ -236,6 +249,9 @@ class NumberReader:
         if not 0.0 <= one_min_confidence <= 1.0:
             raise ValueError("one_min_confidence must be within [0, 1]")
         self.one_min_confidence = one_min_confidence
+        if quarter_below_aspect < 0:
+            raise ValueError("quarter_below_aspect must not be negative")
+        self.quarter_below_aspect = quarter_below_aspect
         self.sha256 = file_sha256(self.path)
         self.name = self.path.stem
 
@@ -256,32 +272,47 @@ class NumberReader:
         p = p.reshape(-1, views, 2, len(self.classes)).mean(axis=1).reshape(-1, len(self.classes))
         return combine(p, self.classes, self.min_confidence, self.agreement)
 
+    def looks(self, rectifier: CardRectifier, corners: Array) -> list[Reading]:
+        """Each look at the faces of ``(n, 4, 2)`` corners, read with no bar: the shortened
+        looks one by one, or the views averaged into one."""
+        if self.shortened:
+            looks = 1 + len(self.shortened)
+            crops = rectifier.crops(shortened_quads(corners, self.shortened))
+            p = self.band_probabilities(index_bands(crops)).reshape(len(corners), looks, 2, -1)
+            return [
+                combine(p[:, k].reshape(-1, p.shape[-1]), self.classes, 0.0, self.agreement)
+                for k in range(looks)
+            ]
+        crops = rectifier.crops(view_quads(corners, self.views))
+        p = self.band_probabilities(index_bands(crops))
+        p = p.reshape(-1, self.views, 2, len(self.classes)).mean(axis=1)
+        return [combine(p.reshape(-1, len(self.classes)), self.classes, 0.0, self.agreement)]
+
     def read(self, image_bgr: Array, cards: Cards) -> Reading:
-        """The numbers of the face-up ``cards`` of ``image_bgr``; backs get -1 and 0."""
+        """The numbers of the face-up ``cards`` of ``image_bgr``; backs get -1 and 0.
+
+        A face whose outline is nearly square (long over short side under
+        ``quarter_below_aspect``: a card seen from a low angle, its long side foreshortened)
+        may have been taken the wrong way round: it is also read turned a quarter, and the
+        surer look gives its number.
+        """
         n = len(cards)
         values = np.full(n, -1, np.int16)
         confidence = np.zeros(n, np.float32)
         faces = np.flatnonzero(cards.side == FACE)
-        if len(faces) and self.shortened:
-            looks = 1 + len(self.shortened)
-            crops = CardRectifier(image_bgr, CARD_CROP_W_PX, CARD_CROP_H_PX).crops(
-                shortened_quads(cards.corners[faces], self.shortened)
-            )
-            p = self.band_probabilities(index_bands(crops)).reshape(len(faces), looks, 2, -1)
-            got = surest(
-                [
-                    combine(p[:, k].reshape(-1, p.shape[-1]), self.classes, 0.0, self.agreement)
-                    for k in range(looks)
-                ],
-                self.min_confidence,
-            )
-            values[faces] = got.values
-            confidence[faces] = got.confidence
-        elif len(faces):
-            crops = CardRectifier(image_bgr, CARD_CROP_W_PX, CARD_CROP_H_PX).crops(
-                view_quads(cards.corners[faces], self.views)
-            )
-            got = self.read_crops(crops, self.views)
+        if len(faces):
+            rectifier = CardRectifier(image_bgr, CARD_CROP_W_PX, CARD_CROP_H_PX)
+            corners = np.asarray(cards.corners[faces], np.float32)
+            readings = self.looks(rectifier, corners)
+            square = np.flatnonzero(side_ratio(corners) < self.quarter_below_aspect)
+            if len(square):
+                turned = self.looks(rectifier, np.roll(corners[square], -1, axis=1))
+                for look in turned:
+                    v = np.full(len(faces), -1, np.int16)
+                    c = np.zeros(len(faces), np.float32)
+                    v[square], c[square] = look.values, look.confidence
+                    readings.append(Reading(v, c))
+            got = surest(readings, self.min_confidence)
             values[faces] = got.values
             confidence[faces] = got.confidence
         unsure_one = (values == 1) & (confidence < self.one_min_confidence)
