@@ -101,7 +101,7 @@ class CountAnnotator:
                 continue
             colour = self.colour(count.decks, cards.deck[i]) if is_back else FACE_BGR
             if (i + 1) in elsewhere:
-                # another game's card: thin dashes, so the eye passes over it
+                # another game's card: grey dashes, so the eye passes over it
                 colour = OTHER_GAME_BGR
                 dashed_quad(out, cards.corners[i], colour, thick, 8 * unit)
                 self._label(out, str(i + 1), cards.corners[i].mean(axis=0), colour, font_scale)

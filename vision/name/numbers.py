@@ -265,13 +265,6 @@ class NumberReader:
         out: Array = e / e.sum(axis=1, keepdims=True)
         return out
 
-    def read_crops(self, crops_bgr: Array, views: int = 1) -> Reading:
-        """The numbers of ``(n * views, CARD_CROP_H_PX, CARD_CROP_W_PX, 3)`` face crops,
-        ``views`` looks of each face in a row, their band probabilities averaged."""
-        p = self.band_probabilities(index_bands(crops_bgr))
-        p = p.reshape(-1, views, 2, len(self.classes)).mean(axis=1).reshape(-1, len(self.classes))
-        return combine(p, self.classes, self.min_confidence, self.agreement)
-
     def looks(self, rectifier: CardRectifier, corners: Array) -> list[Reading]:
         """Each look at the faces of ``(n, 4, 2)`` corners, read with no bar: the shortened
         looks one by one, or the views averaged into one."""
