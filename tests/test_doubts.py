@@ -66,9 +66,18 @@ def test_count_ranges() -> None:
     assert count_ranges(counts, [], [], [], []) == {d: (n, n) for d, n in counts.items()}
 
 
-def count_with(decks: list, could_be: tuple, confidence: list, possible: Cards | None) -> Count:
+def count_with(
+    decks: list,
+    could_be: tuple,
+    confidence: list,
+    possible: Cards | None,
+    other: list | None = None,
+    other_game: float | None = None,
+) -> Count:
     cards = Cards(quads(*(60 * k for k in range(len(decks)))), [BACK] * len(decks), confidence)
     cards.deck[:] = decks
+    if other is not None:
+        cards.other_probability[:] = other
     return Count(
         "x.jpg",
         (640, 480),
@@ -76,6 +85,7 @@ def count_with(decks: list, could_be: tuple, confidence: list, possible: Cards |
         ("pump", "plow"),
         {"name": "t", "sha256": "0"},
         uncertain_other_probability=None,
+        other_game_probability=other_game,
         could_be=could_be,
         possible=possible,
         possible_could_be=(("plow",),) if possible is not None else (),
@@ -196,22 +206,13 @@ def test_pile_check_says_whose_range_can_explain_a_mismatch() -> None:
 def test_a_back_surely_of_no_deck_is_another_games_card_and_asks_nothing() -> None:
     # #1 a pump; #2 a back named no deck whose picture is 0.95 likely of no deck (a card of
     # another game); #3 named no deck at 0.6 (could be a player's card, too little to tell)
-    cards = Cards(quads(0, 60, 120), [BACK] * 3, [0.95, 0.95, 0.95])
-    cards.deck[:] = ["pump", None, None]
-    cards.other_probability[:] = [0.01, 0.95, 0.6]
-
     def count(bar: float | None) -> Count:
-        return Count(
-            "x.jpg",
-            (640, 480),
-            cards,
-            ("pump", "plow"),
-            {"name": "t", "sha256": "0"},
-            other_game_probability=bar,
-            could_be=((), ("pump", "plow"), ("pump", "plow")),
-        )
+        could_be = ((), ("pump", "plow"), ("pump", "plow"))
+        decks = ["pump", None, None]
+        return count_with(decks, could_be, [0.95] * 3, None, [0.01, 0.95, 0.6], bar)
 
     asked, kept = count(None), count(0.9)
+    cards = kept.cards
     assert (asked.other_game, asked.unknown, asked.uncertain) == ([], 2, [2, 3])
     assert asked.ranges == {"pump": (1, 3), "plow": (0, 2)}
     assert (kept.other_game, kept.unknown, kept.uncertain) == ([2], 1, [3])
