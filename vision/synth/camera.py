@@ -87,21 +87,22 @@ def frame_cards(
         f = scale * dist
         return np.diag([f, f, 1.0]) @ H0
 
+    def span(H: np.ndarray) -> np.ndarray:
+        # the content's width and height in the picture, px
+        proj = project(H, pts)
+        return np.maximum(proj.max(0) - proj.min(0), 1e-6)
+
     def fill(H: np.ndarray) -> float:
         # how much of the available frame the content spans (inf: partly behind the camera)
         if np.min(H[2, 0] * pts[:, 0] + H[2, 1] * pts[:, 1] + H[2, 2]) <= 0:
             return float("inf")
-        proj = project(H, pts)
-        size = np.maximum(proj.max(0) - proj.min(0), 1e-6)
-        return float(np.max(size / avail))
+        return float(np.max(span(H) / avail))
 
     wanted = s_px_mm
     unfit = s_px_mm
     for _ in range(4):
         H = homography(s_px_mm)
-        proj = project(H, pts)
-        size = np.maximum(proj.max(0) - proj.min(0), 1e-6)
-        shrink = float(np.min(avail / size))
+        shrink = float(np.min(avail / span(H)))
         if shrink >= 0.999:
             break
         unfit = s_px_mm
