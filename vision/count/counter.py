@@ -120,6 +120,7 @@ class Counter:
                 s.number_shortened,
                 s.number_one_min_confidence,
                 s.number_quarter_below_aspect,
+                s.number_painted,
             )
             if self.reader.enrolled:
                 self.reader.min_confidence = s.enrolled_number_min_confidence

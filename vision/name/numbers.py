@@ -35,6 +35,7 @@ from vision.core.cards import FACE, Cards
 from vision.core.onnx import cpu_session
 from vision.core.rectify import CardRectifier
 from vision.core.types import Array
+from vision.name.painted import painted_outline
 
 HIDDEN = "hidden"
 # The card crop the bands are cut from, pixels, and the share of its height a band covers.
@@ -201,6 +202,8 @@ class NumberReader:
             blurred index's lone stroke is read as a 1 more often than any other number.
         quarter_below_aspect: faces whose outline's long over short side is under this
             are also read turned a quarter (0: never).
+        painted: a face still unread is read again in the outline its printed colour
+            makes in the picture (`vision.name.painted`), as it is and turned a quarter.
     """
 
     def __init__(
@@ -213,6 +216,7 @@ class NumberReader:
         shortened: tuple[float, ...] = (),
         one_min_confidence: float = 0.0,
         quarter_below_aspect: float = 0.0,
+        painted: bool = False,
     ):
         self.path = Path(path)
         if not 0.0 <= min_confidence <= 1.0:
@@ -252,6 +256,7 @@ class NumberReader:
         if quarter_below_aspect < 0:
             raise ValueError("quarter_below_aspect must not be negative")
         self.quarter_below_aspect = quarter_below_aspect
+        self.painted = painted
         self.sha256 = file_sha256(self.path)
         self.name = self.path.stem
 
@@ -287,7 +292,9 @@ class NumberReader:
         A face whose outline is nearly square (long over short side under
         ``quarter_below_aspect``: a card seen from a low angle, its long side foreshortened)
         may have been taken the wrong way round: it is also read turned a quarter, and the
-        surer look gives its number.
+        surer look gives its number. With ``painted``, a face still unread whose printed
+        colour makes a card's outline of its own (the outline found was turned away from
+        the card) is read again in that outline, and turned a quarter.
         """
         n = len(cards)
         values = np.full(n, -1, np.int16)
@@ -306,9 +313,31 @@ class NumberReader:
                     v[square], c[square] = look.values, look.confidence
                     readings.append(Reading(v, c))
             got = surest(readings, self.min_confidence)
+            if self.painted:
+                got = self._read_painted(image_bgr, rectifier, corners, got)
             values[faces] = got.values
             confidence[faces] = got.confidence
         unsure_one = (values == 1) & (confidence < self.one_min_confidence)
         values[unsure_one] = -1
         confidence[unsure_one] = 0.0
+        return Reading(values, confidence)
+
+    def _read_painted(
+        self, image_bgr: Array, rectifier: CardRectifier, corners: Array, got: Reading
+    ) -> Reading:
+        """``got`` with the faces it left unread read again in their painted outlines."""
+        again: list[int] = []
+        outlines: list[Array] = []
+        for i in np.flatnonzero(got.values < 0):
+            outline = painted_outline(image_bgr, corners[i])
+            if outline is not None:
+                again.append(int(i))
+                outlines.append(outline)
+        if not again:
+            return got
+        quads = np.stack(outlines)
+        looks = self.looks(rectifier, quads) + self.looks(rectifier, np.roll(quads, -1, axis=1))
+        more = surest(looks, self.min_confidence)
+        values, confidence = got.values.copy(), got.confidence.copy()
+        values[again], confidence[again] = more.values, more.confidence
         return Reading(values, confidence)

@@ -1,0 +1,115 @@
+"""A face's outline found again from its printed colour.
+
+The detector's outline of a face is sometimes turned 20 to 40 degrees away from the card
+(a pile's top among cards peeking out at other angles), and then the corner indices fall
+outside the crop the number is read from: the face goes unread. A face is printed in one
+strong colour up to a thin light margin, so the card can be found again in the picture
+itself: around the outline found, the pixels of the face's own colour, the patch of them
+that holds most of the colour inside the outline, that patch's hull fitted with four
+corners and widened by the margin. The outline is given only where the patch has a card's
+shape and about the size of the outline found; otherwise there is none.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.core.geometry import canonical_corners
+from vision.core.types import Array
+
+# The picture looked at: the outline found, grown about its centre by this.
+GROW = 1.35
+# The face's colour: the median of the most colourful pixels (this percentile up, and at
+# least MIN_CHROMA) within the outline found, shrunk about its centre by SEED_SHRINK.
+SEED_SHRINK = 0.9
+SEED_PERCENTILE = 60.0
+MIN_CHROMA = 20.0
+# How far (CIELAB, lightness at half weight) a pixel's colour may lie from the face's.
+TOLERANCE = 18.0
+# The light margin around the printed colour, as a share of the card's size.
+MARGIN = 1.06
+# A card's shape: long over short side of the patch's smallest rectangle at most this (a
+# tilted camera stretches a card, or squeezes it nearly square), how much of that rectangle
+# the patch's hull fills, and its area against the outline found.
+MAX_ASPECT = 2.4
+MIN_FILL = 0.7
+AREA_RANGE = (0.5, 1.5)
+# Shares of the hull's perimeter tried, in turn, to fit it with four corners.
+FIT_EPSILONS = (0.02, 0.03, 0.04, 0.06, 0.08)
+
+
+def _colour_patch(image_bgr: Array, found: Array) -> tuple[Array, Array] | None:
+    """The hull of the patch of the face's colour around ``found`` (image pixels), and the
+    region's top-left corner; None where the region is too small or has no colour."""
+    centre = found.mean(axis=0)
+    region = (found - centre) * GROW + centre
+    h, w = image_bgr.shape[:2]
+    x0, y0 = np.maximum(np.floor(region.min(axis=0)).astype(int), 0)
+    x1 = min(int(np.ceil(region[:, 0].max())), w)
+    y1 = min(int(np.ceil(region[:, 1].max())), h)
+    if x1 - x0 < 12 or y1 - y0 < 12:
+        return None
+    origin = np.array([x0, y0], np.float32)
+    roi = image_bgr[y0:y1, x0:x1]
+    lab = cv2.cvtColor(cv2.GaussianBlur(roi, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    inner = np.zeros(roi.shape[:2], np.uint8)
+    cv2.fillConvexPoly(
+        inner, np.round((found - centre) * SEED_SHRINK + centre - origin).astype(np.int32), 1
+    )
+    inside = inner > 0
+    if not inside.any():
+        return None
+    chroma = np.hypot(lab[..., 1] - 128.0, lab[..., 2] - 128.0)
+    seed = inside & (
+        chroma >= max(float(np.percentile(chroma[inside], SEED_PERCENTILE)), MIN_CHROMA)
+    )
+    if seed.sum() < 30:
+        return None
+    colour = np.median(lab[seed], axis=0)
+    distance = np.linalg.norm((lab - colour) * np.array([0.5, 1.0, 1.0], np.float32), axis=-1)
+    mask = cv2.morphologyEx(
+        (distance < TOLERANCE).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)
+    )
+    n, labels = cv2.connectedComponents(mask)
+    if n < 2:
+        return None
+    held = np.bincount(labels[seed], minlength=n)
+    held[0] = 0
+    patch = (labels == int(held.argmax())).astype(np.uint8)
+    contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return cv2.convexHull(max(contours, key=cv2.contourArea)), origin
+
+
+def painted_outline(image_bgr: Array, found: Array) -> Array | None:
+    """The ``(4, 2)`` outline (canonical corners, image pixels) of the face whose outline
+    was found at ``found`` ``(4, 2)``, from the patch of its printed colour; None where the
+    colour does not make a card's shape of about that size."""
+    found = np.asarray(found, np.float32).reshape(4, 2)
+    got = _colour_patch(image_bgr, found)
+    if got is None:
+        return None
+    hull, origin = got
+    rect = cv2.minAreaRect(hull)
+    short, long_ = sorted(rect[1])
+    if short < 6:
+        return None
+    area = short * long_
+    found_area = abs(float(cv2.contourArea(found)))
+    if not (
+        long_ / short <= MAX_ASPECT
+        and cv2.contourArea(hull) / area > MIN_FILL
+        and AREA_RANGE[0] <= area * MARGIN**2 / max(found_area, 1.0) <= AREA_RANGE[1]
+    ):
+        return None
+    quad = cv2.boxPoints(rect)
+    perimeter = cv2.arcLength(hull, True)
+    for eps in FIT_EPSILONS:
+        corners = cv2.approxPolyDP(hull, eps * perimeter, True)
+        if len(corners) == 4:
+            quad = corners.reshape(4, 2)
+            break
+    quad = np.asarray(quad, np.float32) + origin
+    centre = quad.mean(axis=0)
+    out: Array = canonical_corners(((quad - centre) * MARGIN + centre)[None])[0]
+    return out
