@@ -30,9 +30,10 @@ TOLERANCE = 18.0
 # The light margin around the printed colour, as a share of the card's size.
 MARGIN = 1.06
 # A card's shape: long over short side of the patch's smallest rectangle at most this (a
-# tilted camera stretches a card, or squeezes it nearly square), how much of that rectangle
-# the patch's hull fills, and its area against the outline found.
-MAX_ASPECT = 2.4
+# low camera squeezes a card's far side to under half its width, or makes it nearly
+# square), how much of that rectangle the patch's hull fills, and its area against the
+# outline found.
+MAX_ASPECT = 3.0
 MIN_FILL = 0.7
 AREA_RANGE = (0.5, 1.5)
 # Shares of the hull's perimeter tried, in turn, to fit it with four corners.
