@@ -20,6 +20,9 @@ from vision.core.types import Array
 
 # The picture looked at: the outline found, grown about its centre by this.
 GROW = 1.35
+# Faces found shorter than this (long side, pixels) are not looked for: on small cards the
+# patch's corners are a few pixels off, enough to read a wrong number.
+MIN_LONG_PX = 120.0
 # The face's colour: the median of the most colourful pixels (this percentile up, and at
 # least MIN_CHROMA) within the outline found, shrunk about its centre by SEED_SHRINK.
 SEED_SHRINK = 0.9
@@ -38,6 +41,13 @@ MIN_FILL = 0.7
 AREA_RANGE = (0.5, 1.5)
 # Shares of the hull's perimeter tried, in turn, to fit it with four corners.
 FIT_EPSILONS = (0.02, 0.03, 0.04, 0.06, 0.08)
+
+
+def _long_side(quad: Array) -> float:
+    """The mean length of a quad's longer pair of opposite sides."""
+    a = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])
+    b = np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])
+    return float(max(a, b)) / 2
 
 
 def _colour_patch(image_bgr: Array, found: Array) -> tuple[Array, Array] | None:
@@ -87,6 +97,8 @@ def painted_outline(image_bgr: Array, found: Array) -> Array | None:
     was found at ``found`` ``(4, 2)``, from the patch of its printed colour; None where the
     colour does not make a card's shape of about that size."""
     found = np.asarray(found, np.float32).reshape(4, 2)
+    if _long_side(found) < MIN_LONG_PX:
+        return None
     got = _colour_patch(image_bgr, found)
     if got is None:
         return None
