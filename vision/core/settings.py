@@ -150,8 +150,10 @@ class VisionSettings:
     # quarter (a card seen from a low angle looks nearly square, and may be taken the wrong
     # way round); 0: never.
     number_quarter_below_aspect: float = 1.3
-    # A face still unread is read again in the outline its printed colour makes (the
-    # detector's outline may be turned away from the card, its indices outside the crop).
+    # Faces are looked at again in the outline their printed colour makes (the detector's
+    # outline may be turned away from the card, its indices outside the crop): one still
+    # unread is read there, one read as another number there is left unread. Not on live
+    # frames (speed).
     number_painted: bool = True
     # Canonical size a card is rectified to before its back or face is read.
     crop_width_px: int = 32

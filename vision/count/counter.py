@@ -120,7 +120,7 @@ class Counter:
                 s.number_shortened,
                 s.number_one_min_confidence,
                 s.number_quarter_below_aspect,
-                s.number_painted,
+                s.number_painted and not live,  # live frames keep their speed
             )
             if self.reader.enrolled:
                 self.reader.min_confidence = s.enrolled_number_min_confidence

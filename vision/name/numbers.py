@@ -35,7 +35,7 @@ from vision.core.cards import FACE, Cards
 from vision.core.onnx import cpu_session
 from vision.core.rectify import CardRectifier
 from vision.core.types import Array
-from vision.name.painted import painted_outline
+from vision.name.painted import CHECK_IOU, outline_iou, painted_outline
 
 HIDDEN = "hidden"
 # The card crop the bands are cut from, pixels, and the share of its height a band covers.
@@ -202,8 +202,10 @@ class NumberReader:
             blurred index's lone stroke is read as a 1 more often than any other number.
         quarter_below_aspect: faces whose outline's long over short side is under this
             are also read turned a quarter (0: never).
-        painted: a face still unread is read again in the outline its printed colour
-            makes in the picture (`vision.name.painted`), as it is and turned a quarter.
+        painted: faces are looked at again in the outline their printed colour makes in
+            the picture (`vision.name.painted`), as it is and turned a quarter: one still
+            unread is read there, one read is left unread if that outline lies elsewhere
+            and reads another number.
     """
 
     def __init__(
@@ -292,9 +294,11 @@ class NumberReader:
         A face whose outline is nearly square (long over short side under
         ``quarter_below_aspect``: a card seen from a low angle, its long side foreshortened)
         may have been taken the wrong way round: it is also read turned a quarter, and the
-        surer look gives its number. With ``painted``, a face still unread whose printed
-        colour makes a card's outline of its own (the outline found was turned away from
-        the card) is read again in that outline, and turned a quarter.
+        surer look gives its number. With ``painted``, a face whose printed colour makes a
+        card's outline of its own (the outline found may be turned away from the card) is
+        read again in that outline, and turned a quarter, if it was left unread or that
+        outline lies elsewhere; a number read there fills an unread face, and a face read
+        as another number is left unread.
         """
         n = len(cards)
         values = np.full(n, -1, np.int16)
@@ -325,19 +329,28 @@ class NumberReader:
     def _read_painted(
         self, image_bgr: Array, rectifier: CardRectifier, corners: Array, got: Reading
     ) -> Reading:
-        """``got`` with the faces it left unread read again in their painted outlines."""
+        """``got`` with its faces looked at again in their painted outlines: one left
+        unread is read there; one read whose painted outline lies elsewhere (overlapping
+        the outline found under `CHECK_IOU`) and reads another number there is unread."""
         again: list[int] = []
         outlines: list[Array] = []
-        for i in np.flatnonzero(got.values < 0):
+        for i in range(len(got.values)):
             outline = painted_outline(image_bgr, corners[i])
-            if outline is not None:
-                again.append(int(i))
-                outlines.append(outline)
+            if outline is None:
+                continue
+            if got.values[i] >= 0 and outline_iou(corners[i], outline) >= CHECK_IOU:
+                continue
+            again.append(i)
+            outlines.append(outline)
         if not again:
             return got
         quads = np.stack(outlines)
         looks = self.looks(rectifier, quads) + self.looks(rectifier, np.roll(quads, -1, axis=1))
         more = surest(looks, self.min_confidence)
         values, confidence = got.values.copy(), got.confidence.copy()
-        values[again], confidence[again] = more.values, more.confidence
+        for k, i in enumerate(again):
+            if values[i] < 0:
+                values[i], confidence[i] = more.values[k], more.confidence[k]
+            elif more.values[k] >= 1 and more.values[k] != values[i]:
+                values[i], confidence[i] = -1, 0.0  # two outlines, two numbers: look at it
         return Reading(values, confidence)

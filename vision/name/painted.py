@@ -39,6 +39,9 @@ MARGIN = 1.06
 MAX_ASPECT = 3.0
 MIN_FILL = 0.7
 AREA_RANGE = (0.5, 1.5)
+# A face read in its outline as found is read again in its painted outline when the two
+# overlap less than this (IoU): the outline found may be turned away from the card.
+CHECK_IOU = 0.85
 # Shares of the hull's perimeter tried, in turn, to fit it with four corners.
 FIT_EPSILONS = (0.02, 0.03, 0.04, 0.06, 0.08)
 
@@ -71,16 +74,20 @@ def _colour_patch(image_bgr: Array, found: Array) -> tuple[Array, Array] | None:
     inside = inner > 0
     if not inside.any():
         return None
-    chroma = np.hypot(lab[..., 1] - 128.0, lab[..., 2] - 128.0)
-    seed = inside & (
-        chroma >= max(float(np.percentile(chroma[inside], SEED_PERCENTILE)), MIN_CHROMA)
-    )
-    if seed.sum() < 30:
+    ys, xs = np.nonzero(inside)
+    within = lab[ys, xs]
+    chroma = np.hypot(within[:, 1] - 128.0, within[:, 2] - 128.0)
+    colourful = chroma >= max(float(np.percentile(chroma, SEED_PERCENTILE)), MIN_CHROMA)
+    if colourful.sum() < 30:
         return None
-    colour = np.median(lab[seed], axis=0)
-    distance = np.linalg.norm((lab - colour) * np.array([0.5, 1.0, 1.0], np.float32), axis=-1)
+    seed = np.zeros(inside.shape, bool)
+    seed[ys[colourful], xs[colourful]] = True
+    colour = np.median(within[colourful], axis=0)
+    # squared distance, lightness at half weight
+    diff = lab - colour.astype(np.float32)
+    d2 = cv2.transform(diff * diff, np.array([[0.25, 1.0, 1.0]], np.float32))
     mask = cv2.morphologyEx(
-        (distance < TOLERANCE).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)
+        (d2 < TOLERANCE * TOLERANCE).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)
     )
     n, labels = cv2.connectedComponents(mask)
     if n < 2:
@@ -126,3 +133,12 @@ def painted_outline(image_bgr: Array, found: Array) -> Array | None:
     centre = quad.mean(axis=0)
     out: Array = canonical_corners(((quad - centre) * MARGIN + centre)[None])[0]
     return out
+
+
+def outline_iou(a: Array, b: Array) -> float:
+    """Intersection over union of two convex ``(4, 2)`` outlines."""
+    a = np.asarray(a, np.float32).reshape(4, 2)
+    b = np.asarray(b, np.float32).reshape(4, 2)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = abs(cv2.contourArea(a)) + abs(cv2.contourArea(b)) - inter
+    return float(inter / union) if union > 0 else 0.0
