@@ -2,12 +2,13 @@
 
 The detector's outline of a face is sometimes turned 20 to 40 degrees away from the card
 (a pile's top among cards peeking out at other angles), and then the corner indices fall
-outside the crop the number is read from: the face goes unread. A face is printed in one
-strong colour up to a thin light margin, so the card can be found again in the picture
-itself: around the outline found, the pixels of the face's own colour, the patch of them
-that holds most of the colour inside the outline, that patch's hull fitted with four
-corners and widened by the margin. The outline is given only where the patch has a card's
-shape and about the size of the outline found; otherwise there is none.
+outside the crop the number is read from: the face goes unread, or is read wrong. A face
+is printed in one strong colour up to a thin light margin, so the card can be found again
+in the picture itself: around the outline found, the pixels of the face's own colour, the
+patch of them that holds most of the colour inside the outline (with its nearby pieces),
+that patch's hull fitted with four corners and widened by the margin. The outline is given
+only where the patch has a card's shape and about the size of the outline found, on faces
+large enough; otherwise there is none.
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ SEED_PERCENTILE = 60.0
 MIN_CHROMA = 20.0
 # How far (CIELAB, lightness at half weight) a pixel's colour may lie from the face's.
 TOLERANCE = 18.0
+# The face's colour can lie in pieces (a large index cuts a frame at two corners): the
+# pieces holding at least this share of the colour the largest piece holds, and within this
+# share of the outline's short side of it, are one patch (a striped cloth's bands are not).
+JOIN_SHARE = 0.25
+JOIN_GAP = 0.15
 # The light margin around the printed colour, as a share of the card's size.
 MARGIN = 1.06
 # A card's shape: long over short side of the patch's smallest rectangle at most this (a
@@ -44,6 +50,13 @@ AREA_RANGE = (0.5, 1.5)
 CHECK_IOU = 0.85
 # Shares of the hull's perimeter tried, in turn, to fit it with four corners.
 FIT_EPSILONS = (0.02, 0.03, 0.04, 0.06, 0.08)
+
+
+def _short_side(quad: Array) -> float:
+    """The mean length of a quad's shorter pair of opposite sides."""
+    a = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])
+    b = np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])
+    return float(min(a, b)) / 2
 
 
 def _long_side(quad: Array) -> float:
@@ -94,9 +107,13 @@ def _colour_patch(image_bgr: Array, found: Array) -> tuple[Array, Array] | None:
         return None
     held = np.bincount(labels[seed], minlength=n)
     held[0] = 0
-    patch = (labels == int(held.argmax())).astype(np.uint8)
+    largest = (labels == int(held.argmax())).astype(np.uint8)
+    reach = max(3, round(JOIN_GAP * _short_side(found)))
+    near = np.unique(labels[cv2.dilate(largest, np.ones((reach, reach), np.uint8)) > 0])
+    pieces = [k for k in near if k and held[k] >= JOIN_SHARE * held.max()]
+    patch = np.isin(labels, pieces).astype(np.uint8)
     contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    return cv2.convexHull(max(contours, key=cv2.contourArea)), origin
+    return cv2.convexHull(np.vstack(contours)), origin
 
 
 def painted_outline(image_bgr: Array, found: Array) -> Array | None:
