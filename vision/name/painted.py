@@ -52,18 +52,11 @@ CHECK_IOU = 0.85
 FIT_EPSILONS = (0.02, 0.03, 0.04, 0.06, 0.08)
 
 
-def _short_side(quad: Array) -> float:
-    """The mean length of a quad's shorter pair of opposite sides."""
+def _sides(quad: Array) -> tuple[float, float]:
+    """The mean lengths of a quad's shorter and longer pairs of opposite sides."""
     a = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])
     b = np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])
-    return float(min(a, b)) / 2
-
-
-def _long_side(quad: Array) -> float:
-    """The mean length of a quad's longer pair of opposite sides."""
-    a = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])
-    b = np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])
-    return float(max(a, b)) / 2
+    return float(min(a, b)) / 2, float(max(a, b)) / 2
 
 
 def _colour_patch(image_bgr: Array, found: Array) -> tuple[Array, Array] | None:
@@ -108,7 +101,7 @@ def _colour_patch(image_bgr: Array, found: Array) -> tuple[Array, Array] | None:
     held = np.bincount(labels[seed], minlength=n)
     held[0] = 0
     largest = (labels == int(held.argmax())).astype(np.uint8)
-    reach = max(3, round(JOIN_GAP * _short_side(found)))
+    reach = max(3, round(JOIN_GAP * _sides(found)[0]))
     near = np.unique(labels[cv2.dilate(largest, np.ones((reach, reach), np.uint8)) > 0])
     pieces = [k for k in near if k and held[k] >= JOIN_SHARE * held.max()]
     patch = np.isin(labels, pieces).astype(np.uint8)
@@ -121,7 +114,7 @@ def painted_outline(image_bgr: Array, found: Array) -> Array | None:
     was found at ``found`` ``(4, 2)``, from the patch of its printed colour; None where the
     colour does not make a card's shape of about that size."""
     found = np.asarray(found, np.float32).reshape(4, 2)
-    if _long_side(found) < MIN_LONG_PX:
+    if _sides(found)[1] < MIN_LONG_PX:
         return None
     got = _colour_patch(image_bgr, found)
     if got is None:
