@@ -83,8 +83,9 @@ def test_hold_keeps_a_count_that_lasts_less_than_hold_s_from_the_screen() -> Non
     plain = [shown_view(v) for v in feed(SteadyTable(DECKS, LiveSettings()), 60, script)]
     assert {"pump": 2, "pail": 1} in plain
     held = feed(SteadyTable(DECKS, LiveSettings(hold_s=1.2)), 60, script)
-    # nothing is shown until a count has held 1.2 s, and never the count with b
-    assert all(shown_view(v) in ({}, {"pump": 1, "pail": 1}) for v in held)
+    # from the first STEADY view on (a count that held 1.2 s), never the count with b
+    first = next(k for k, v in enumerate(held) if v.steady)
+    assert all(shown_view(v) == {"pump": 1, "pail": 1} for v in held[first:])
     assert shown_view(held[-1]) == {"pump": 1, "pail": 1} and held[-1].steady
 
 
@@ -173,15 +174,16 @@ def test_skipping_still_frames_gives_the_counts_of_counting_every_frame() -> Non
     assert (
         changes(still)
         == changes(every)
-        == [{}, {"pump": 2, "carriage": 1, "pail": 3}, {"pump": 2, "carriage": 1, "pail": 2}]
+        == [{"pump": 2, "carriage": 1, "pail": 3}, {"pump": 2, "carriage": 1, "pail": 2}]
     )
     assert still_counter.calls <= 45 and every_counter.calls == 70
 
 
 def changes(views: list[TableView]) -> list[dict[str, int]]:
-    """The steady counts shown, each once, in order."""
+    """The steady counts shown from the first STEADY view on, each once, in order."""
     out: list[dict[str, int]] = []
-    for v in views:
+    first = next((k for k, v in enumerate(views) if v.steady), len(views))
+    for v in views[first:]:
         if not out or shown_view(v) != out[-1]:
             out.append(shown_view(v))
     return out
@@ -258,9 +260,12 @@ def test_an_unsure_box_seen_now_and_then_needs_the_evidence_of_sure_sightings() 
     def script(k: int) -> list[tuple[int, str]]:
         return [(1, "a"), (3, "d")] + ([(9, "b")] if k in (3, 7, 11) else [])
 
-    plain = feed_unsure(SteadyTable(DECKS, LiveSettings()), 40, script, 0.5)
+    # (each deck taken at its first sighting: b's three sightings never lead by 3 frames)
+    plain = feed_unsure(SteadyTable(DECKS, LiveSettings(decided_lead=0)), 40, script, 0.5)
     assert {"pump": 2, "pail": 1} in [shown_view(v) for v in plain]
-    barred = feed_unsure(SteadyTable(DECKS, LiveSettings(appear_min_evidence=3.0)), 40, script, 0.5)
+    barred = feed_unsure(
+        SteadyTable(DECKS, LiveSettings(appear_min_evidence=3.0, decided_lead=0)), 40, script, 0.5
+    )
     assert all(shown_view(v) == {"pump": 1, "pail": 1} for v in barred[5:])
     # the sure cards count as soon as before
     assert shown_view(plain[5]) == shown_view(barred[5]) == {"pump": 1, "pail": 1}
@@ -374,3 +379,41 @@ def test_touches_ignore_exposure_and_thin_edges_but_see_a_hand() -> None:
     meter.add(hand, 0.3)
     touches.stamp(meter.take(), 0.3)
     assert touches.share_since(card, 0.3) >= 0.5
+
+
+def feed_named(table: SteadyTable, frames: int, name: Any) -> list[TableView]:
+    """`feed` of card a alone (track 1), named ``name(k)``: a (deck, confidence) pair."""
+    views = []
+    for k in range(frames):
+        cards = stub_cards("a")
+        cards.deck[0], cards.deck_confidence[0] = name(k)
+        count = Count("frame", (200, 160), cards, DECKS, {"name": "stub"})
+        table.observe(k / FPS, count, [(1, 0)])
+        views.append(table.view(k / FPS))
+    return views
+
+
+def test_a_deck_the_first_frames_got_wrong_is_never_shown_as_steady() -> None:
+    # the pump card a is named pail (unsure) in its first 4 frames, pump after that
+    def name(k: int) -> tuple[str, float]:
+        return ("pail", 0.6) if k < 4 else ("pump", 0.97)
+
+    hasty = feed_named(SteadyTable(DECKS, LiveSettings(decided_lead=0)), 30, name)
+    assert changes(hasty) == [{"pail": 1}, {"pump": 1}]  # STEADY on pail, then changed
+    views = feed_named(SteadyTable(DECKS, LiveSettings()), 30, name)
+    assert changes(views) == [{"pump": 1}]
+    # SETTLING until pump's votes lead pail's by 3 (frame 8: 5 x 0.97 - 4 x 0.6 = 2.45,
+    # frame 9: 3.42), meanwhile the card counted so far is shown
+    assert [v.steady for v in views].index(True) == 9
+    assert shown_view(views[5]) == {"pail": 1} and not views[5].steady
+
+
+def test_a_card_named_two_decks_by_turns_is_decided_after_decide_max_s() -> None:
+    # the namer calls card a pump and pail by turns: its votes never lead by 3 frames
+    def name(k: int) -> tuple[str, float]:
+        return ("pump", 0.9) if k % 2 else ("pail", 0.6)
+
+    views = feed_named(SteadyTable(DECKS, LiveSettings(decide_max_s=1.5)), 40, name)
+    assert [v.steady for v in views].index(True) == 15
+    assert changes(views) == [{"pump": 1}]  # pump's votes lead; the range shows the doubt
+    assert views[-1].count.ranges["pail"] == (0, 1)

@@ -48,6 +48,11 @@ class LiveSettings:
         touch_settling_s: the view is SETTLING while a counted card is touched and this long
             after (a hand over the cards, even one that hides none of them); ``-1``: touches
             never make it SETTLING.
+        decided_lead: the view is SETTLING while a counted back's deck is not yet known:
+            until its leading deck's summed naming confidence leads the next deck's by this
+            much (about as many frames), so a deck the first frames got wrong is not shown
+            as STEADY and then changed (0: off) ...
+        decide_max_s: ... or until the card was first seen this long ago.
         could_be_min_share: a deck that won at least this share of a card's votes is one
             the card could be (widens the count ranges).
         json_every_s: with nothing changing, ``--json`` prints one object this often.
@@ -79,6 +84,8 @@ class LiveSettings:
     touch_open_cells: int = 3
     touch_settling_s: float = 0.2
     could_be_min_share: float = 0.2
+    decided_lead: float = 3.0
+    decide_max_s: float = 2.0
     json_every_s: float = 1.0
     retry_every_s: float = 3.0
     frame_timeout_s: float = 5.0
@@ -97,11 +104,12 @@ class LiveSettings:
             "hold_s",
             "refresh_s",
             "still_max_s",
+            "decide_max_s",
         ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0 seconds")
-        if self.appear_min_evidence < 0:
-            raise ValueError("appear_min_evidence must be >= 0")
+        if self.appear_min_evidence < 0 or self.decided_lead < 0:
+            raise ValueError("appear_min_evidence and decided_lead must be >= 0")
         if not 0 < self.min_seen_share <= 0.5:
             raise ValueError("min_seen_share must be in (0, 0.5]")
         if self.gone_after_s < self.miss_grace_s:

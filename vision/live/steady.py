@@ -3,11 +3,12 @@
 A frame's count is a guess; the table is what the guesses agree on over time. A track
 becomes a counted card once it has lasted ``appear_s`` (seen ``appear_min_hits`` times),
 and stops being one once it has been unseen for ``gone_after_s``. A counted card unseen for
-``miss_grace_s`` (a hand over it, or a card being taken) or a new track that keeps being
-seen (a card being added) makes the view SETTLING; the steady count, the one shown and
-committed, changes only when the view is STEADY again, and only to a count that has held
-for ``hold_s``. A card's deck is the one that won the most naming confidence over every frame
-of its track. Two tracks on one spot that are seldom seen in the same frame are one card
+``miss_grace_s`` (a hand over it, or a card being taken), a new track that keeps being
+seen (a card being added) or a counted card whose deck the frames have not yet agreed on
+(``decided_lead``) makes the view SETTLING; the steady count, the one shown and committed,
+changes only when the view is STEADY again, and only to a count that has held for
+``hold_s``. Until the view is first STEADY it shows the cards counted so far. A card's deck
+is the one that won the most naming confidence over every frame of its track. Two tracks on one spot that are seldom seen in the same frame are one card
 whose box the detector draws now one way, now the other: it counts once.
 """
 
@@ -133,6 +134,18 @@ class TrackEvidence:
             card.deck_confidence[0] = 1.0
         return card
 
+    def decided(self, t: float, settings: LiveSettings) -> bool:
+        """Whether the card's deck is known: its leading deck's votes lead the next one's
+        by ``decided_lead`` (about that many frames' naming confidence), or it was first
+        seen ``decide_max_s`` ago (a card the namer keeps calling two decks: its votes
+        decide, and the count's range shows the doubt), or it is a face."""
+        if settings.decided_lead <= 0 or self.side != BACK:
+            return True
+        if t - self.first_s >= settings.decide_max_s:
+            return True
+        votes = sorted(self.deck_votes.values(), reverse=True) + [0.0, 0.0]
+        return votes[0] - votes[1] >= settings.decided_lead
+
     def settled_could_be(self, min_share: float) -> tuple[str, ...]:
         """Other decks this card could be: any frame's doubt, or a deck with a fair share of
         its votes."""
@@ -148,7 +161,8 @@ class TableView:
 
     Attributes:
         steady: whether nothing is changing (STEADY) or a change may be under way (SETTLING).
-        count: the steady count: the table as it was when last STEADY (`vision.count.Count`).
+        count: the steady count: the table as it was when last STEADY (`vision.count.Count`);
+            before the first STEADY, the cards counted so far.
         seen: the cards of the table seen lately, for drawing (may hold pending cards).
         since_s: when the view last turned STEADY (seconds), ``None`` if never.
     """
@@ -257,6 +271,7 @@ class SteadyTable:
                 and rec.hits >= s.pending_min_hits
                 and t - rec.last_s <= s.miss_grace_s
             )
+            or (rec.counted and not rec.decided(t, s))
             or (
                 rec.counted
                 and s.touch_settling_s >= 0
@@ -270,7 +285,12 @@ class SteadyTable:
             if not settling and not self._was_steady:
                 self._since = t
         self._was_steady = not settling
-        steady = self._steady if self._steady is not None else self._count([])
+        if self._steady is not None:
+            steady = self._steady
+        elif not warming:
+            steady = self._counted(t)  # not yet STEADY: the cards counted so far
+        else:
+            steady = self._count([])
         return TableView(not settling, steady, self._seen(t), self._since)
 
     def _settle(self, t: float) -> bool:
