@@ -8,8 +8,9 @@ seen (a card being added) or a counted card whose deck the frames have not yet a
 (``decided_lead``) makes the view SETTLING; the steady count, the one shown and committed,
 changes only when the view is STEADY again, and only to a count that has held for
 ``hold_s``. Until the view is first STEADY it shows the cards counted so far. A card's deck
-is the one that won the most naming confidence over every frame of its track. Two tracks on one spot that are seldom seen in the same frame are one card
-whose box the detector draws now one way, now the other: it counts once.
+is the one that won the most naming confidence over every frame of its track. Two tracks
+on one spot that are seldom seen in the same frame are one card whose box the detector
+draws now one way, now the other: it counts once.
 """
 
 from __future__ import annotations
