@@ -260,11 +260,17 @@ def test_an_unsure_box_seen_now_and_then_needs_the_evidence_of_sure_sightings() 
     def script(k: int) -> list[tuple[int, str]]:
         return [(1, "a"), (3, "d")] + ([(9, "b")] if k in (3, 7, 11) else [])
 
-    # (each deck taken at its first sighting: b's three sightings never lead by 3 frames)
-    plain = feed_unsure(SteadyTable(DECKS, LiveSettings(decided_lead=0)), 40, script, 0.5)
+    # (each deck taken at its first sighting: b's three sightings never lead by 3 frames;
+    # seen in a third of the frames, b is let count by its share)
+    plain = feed_unsure(
+        SteadyTable(DECKS, LiveSettings(decided_lead=0, appear_min_share=0)), 40, script, 0.5
+    )
     assert {"pump": 2, "pail": 1} in [shown_view(v) for v in plain]
     barred = feed_unsure(
-        SteadyTable(DECKS, LiveSettings(appear_min_evidence=3.0, decided_lead=0)), 40, script, 0.5
+        SteadyTable(DECKS, LiveSettings(appear_min_evidence=3.0, decided_lead=0, appear_min_share=0)),
+        40,
+        script,
+        0.5,
     )
     assert all(shown_view(v) == {"pump": 1, "pail": 1} for v in barred[5:])
     # the sure cards count as soon as before
@@ -287,9 +293,30 @@ def test_an_unsure_card_seen_often_enough_counts_with_the_evidence_bar() -> None
     assert [shown_view(v) for v in sure].index({"pump": 2}) == 15
 
 
+def test_a_box_found_in_few_frames_never_counts_however_long_it_stays() -> None:
+    # track 9 (card b) is found surely in every fourth frame for 60 frames: fifteen
+    # sightings, but in a quarter of the frames (a box the detector draws now and then);
+    # seen that often, it keeps the view SETTLING, never counted
+    def every(n: int) -> Any:
+        def script(k: int) -> list[tuple[int, str]]:
+            return [(1, "a")] + ([(9, "b")] if k % n == 0 else [])
+
+        return script
+
+    rare = feed_unsure(SteadyTable(DECKS, LiveSettings()), 60, every(4), 0.95)
+    assert all(shown_view(v) == {"pump": 1} for v in rare[5:])  # from a's appear_s
+    # without the share bar it counts; a card found in every other frame counts with it
+    unbarred = feed_unsure(SteadyTable(DECKS, LiveSettings(appear_min_share=0)), 60, every(4), 0.95)
+    assert shown_view(unbarred[-1]) == {"pump": 2}
+    half = feed_unsure(SteadyTable(DECKS, LiveSettings()), 60, every(2), 0.95)
+    assert shown_view(half[-1]) == {"pump": 2}
+
+
 def test_appear_min_evidence_cannot_be_negative() -> None:
     with pytest.raises(ValueError):
         LiveSettings(appear_min_evidence=-1.0)
+    with pytest.raises(ValueError):
+        LiveSettings(appear_min_share=1.5)
 
 
 # A hand over the cards: the picture moves over them, and the view is SETTLING meanwhile.

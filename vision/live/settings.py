@@ -16,7 +16,11 @@ class LiveSettings:
         appear_min_hits: ... and was seen in at least this many counted frames ...
         appear_min_evidence: ... whose detection confidences add up to at least this much
             (a sure card's sightings are near 1 each; a box the detector is unsure of and
-            finds now and then needs more of them before it counts; 0: off).
+            finds now and then needs more of them before it counts; 0: off) ...
+        appear_min_share: ... and was seen in at least this share of the counted frames
+            from its first sighting to its last (a box the detector draws now and then, on
+            a card already counted or on none, gathers hits slowly but stays rare; a card
+            of the table is seen in most frames).
         miss_grace_s: a counted card unseen for longer than this makes the view SETTLING.
         gone_after_s: a counted card unseen for longer than this was taken away (a hand
             resting over cards for longer than this is taken as a change of the table).
@@ -68,6 +72,7 @@ class LiveSettings:
     appear_s: float = 0.5
     appear_min_hits: int = 3
     appear_min_evidence: float = 0.0
+    appear_min_share: float = 0.35
     miss_grace_s: float = 0.35
     gone_after_s: float = 1.5
     min_seen_share: float = 0.3
@@ -110,6 +115,8 @@ class LiveSettings:
                 raise ValueError(f"{name} must be >= 0 seconds")
         if self.appear_min_evidence < 0 or self.decided_lead < 0:
             raise ValueError("appear_min_evidence and decided_lead must be >= 0")
+        if not 0 <= self.appear_min_share <= 1:
+            raise ValueError("appear_min_share must be in [0, 1]")
         if not 0 < self.min_seen_share <= 0.5:
             raise ValueError("min_seen_share must be in (0, 0.5]")
         if self.gone_after_s < self.miss_grace_s:

@@ -1,8 +1,9 @@
 """The steady table: which cards lie on the table, by the evidence of their whole tracks.
 
 A frame's count is a guess; the table is what the guesses agree on over time. A track
-becomes a counted card once it has lasted ``appear_s`` (seen ``appear_min_hits`` times),
-and stops being one once it has been unseen for ``gone_after_s``. A counted card unseen for
+becomes a counted card once it has lasted ``appear_s`` (seen ``appear_min_hits`` times, in
+at least ``appear_min_share`` of the counted frames since it was first seen), and stops
+being one once it has been unseen for ``gone_after_s``. A counted card unseen for
 ``miss_grace_s`` (a hand over it, or a card being taken), a new track that keeps being
 seen (a card being added) or a counted card whose deck the frames have not yet agreed on
 (``decided_lead``) makes the view SETTLING; the steady count, the one shown and committed,
@@ -261,6 +262,7 @@ class SteadyTable:
                 and rec.confidence_sum >= s.appear_min_evidence
                 and t - rec.first_s >= s.appear_s
                 and unseen <= grace
+                and rec.seen_share >= s.appear_min_share
             ):
                 rec.counted = True
         # Until the first cards can have counted, nothing is known to be steady.
