@@ -266,12 +266,8 @@ def test_an_unsure_box_seen_now_and_then_needs_the_evidence_of_sure_sightings() 
         SteadyTable(DECKS, LiveSettings(decided_lead=0, appear_min_share=0)), 40, script, 0.5
     )
     assert {"pump": 2, "pail": 1} in [shown_view(v) for v in plain]
-    barred = feed_unsure(
-        SteadyTable(DECKS, LiveSettings(appear_min_evidence=3.0, decided_lead=0, appear_min_share=0)),
-        40,
-        script,
-        0.5,
-    )
+    bar = LiveSettings(appear_min_evidence=3.0, decided_lead=0, appear_min_share=0)
+    barred = feed_unsure(SteadyTable(DECKS, bar), 40, script, 0.5)
     assert all(shown_view(v) == {"pump": 1, "pail": 1} for v in barred[5:])
     # the sure cards count as soon as before
     assert shown_view(plain[5]) == shown_view(barred[5]) == {"pump": 1, "pail": 1}
