@@ -308,7 +308,7 @@ def test_a_box_found_in_few_frames_never_counts_however_long_it_stays() -> None:
     assert shown_view(half[-1]) == {"pump": 2}
 
 
-def test_appear_min_evidence_cannot_be_negative() -> None:
+def test_appear_bars_out_of_range_are_refused() -> None:
     with pytest.raises(ValueError):
         LiveSettings(appear_min_evidence=-1.0)
     with pytest.raises(ValueError):

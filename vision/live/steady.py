@@ -2,8 +2,8 @@
 
 A frame's count is a guess; the table is what the guesses agree on over time. A track
 becomes a counted card once it has lasted ``appear_s`` (seen ``appear_min_hits`` times, in
-at least ``appear_min_share`` of the counted frames since it was first seen), and stops
-being one once it has been unseen for ``gone_after_s``. A counted card unseen for
+at least ``appear_min_share`` of the counted frames from its first sighting to its last),
+and stops being one once it has been unseen for ``gone_after_s``. A counted card unseen for
 ``miss_grace_s`` (a hand over it, or a card being taken), a new track that keeps being
 seen (a card being added) or a counted card whose deck the frames have not yet agreed on
 (``decided_lead``) makes the view SETTLING; the steady count, the one shown and committed,
