@@ -18,6 +18,7 @@ import pytest
 
 from vision.core.cards import BACK, Cards
 from vision.count.result import Count
+from vision.evaluate.video import VideoEvaluation, score_clip
 from vision.live.settings import LiveSettings
 from vision.live.sources import CaptureSource
 from vision.live.watch import Fault, JsonLines, Tick, Watcher, watch_events
@@ -447,8 +448,37 @@ def test_eval_on_the_committed_clip_gives_steady_right_counts(tallero) -> None:
     assert figures["single_exact"] == 1.0
     assert figures["flicker_per_min"] == 0.0
     assert figures["wrong_steady"] == 0.0
-    assert figures["hand_restored"] == 1.0
+    assert figures["hand_restored"] == 1.0 and figures["hand_broken"] == 0.0
     assert figures["time_to_steady_s"]["max"] <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "restored", "broken"),
+    [
+        (3, 3, True, False),  # right before, right after
+        (3, 4, False, True),  # a right count turned wrong: broken
+        (2, 3, False, False),  # a wrong count put right while the hand was there
+        (2, 2, True, False),  # wrong before and after, unchanged: restored, not broken
+    ],
+)
+def test_a_hand_clip_is_broken_only_when_a_right_count_turns_wrong(
+    before: int, after: int, restored: bool, broken: bool
+) -> None:
+    # 40 frames at 10 a second, 3 pump cards throughout, a hand from 1.5 s to 2.5 s
+    rec = {
+        "decks": ["pump"],
+        "fps": 10.0,
+        "frames": [{"counts": {"pump": 3}}] * 40,
+        "settled_s": [0.0, 2.5],
+        "hand_s": [1.5, 2.5],
+        "cards_moved": 0,
+    }
+    shown = [{"pump": before}] * 20 + [{"pump": after}] * 20
+    clip = score_clip("c", rec, shown, [True] * 40, {}, 30.0)
+    assert (clip.hand_restored, clip.hand_broken) == (restored, broken)
+    ev = VideoEvaluation([clip])
+    assert ev.summary()["hand_broken"] == float(broken)
+    assert ev.to_json()["per_clip"][0]["hand_broken"] is broken
 
 
 @pytest.mark.parametrize("decks", [4, 8])

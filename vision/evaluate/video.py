@@ -14,6 +14,9 @@ Each clip (``NAME.avi`` or ``.mp4`` beside its truth ``NAME.json``, as written b
 - ``wrong_steady``: share of frames marked STEADY whose count is wrong (any deck);
 - ``hand_restored``: share of clips with a hand and no card moved whose steady count after
   the hand equals the one before it;
+- ``hand_broken``: share of those clips whose steady count was right just before the hand
+  and is wrong at the end (a count that was wrong before and is put right while the hand is
+  there is not restored, but not broken either);
 - ``single_exact``: per (clip, deck), whether ``count`` (the photo counter) gets the
   clip's middle frame right: what one frame alone gives, for comparison.
 """
@@ -60,6 +63,7 @@ class ClipResult:
     steady_frames: int
     wrong_steady_frames: int
     hand_restored: bool | None
+    hand_broken: bool | None
     single_exact: dict[str, bool]
     fps: float
 
@@ -141,10 +145,11 @@ def score_clip(
     flat_min = max(n - first, 0) / fps_clip / 60 if flat else 0.0
     steady_n = sum(steady[:n])
     wrong = sum(1 for k in range(n) if steady[k] and shown[k] != truth[k])
-    restored = None
+    restored = broken = None
     if rec.get("hand_s") and not rec.get("cards_moved"):
-        before = int(rec["hand_s"][0] * fps_clip) - 1
-        restored = shown[n - 1] == shown[max(before, 0)]
+        before = max(int(rec["hand_s"][0] * fps_clip) - 1, 0)
+        restored = shown[n - 1] == shown[before]
+        broken = shown[before] == truth[before] and shown[n - 1] != truth[n - 1]
     return ClipResult(
         name,
         len(decks),
@@ -157,6 +162,7 @@ def score_clip(
         steady_n,
         wrong,
         restored,
+        broken,
         single_ok,
         fps,
     )
@@ -179,6 +185,7 @@ class VideoEvaluation:
         minutes = sum(c.flat_minutes for c in cs)
         steady_frames = sum(c.steady_frames for c in cs)
         restored = [c.hand_restored for c in cs if c.hand_restored is not None]
+        broken = [c.hand_broken for c in cs if c.hand_broken is not None]
         return {
             "clips": len(cs),
             "frames": sum(c.frames for c in cs),
@@ -195,6 +202,7 @@ class VideoEvaluation:
             if steady_frames
             else None,
             "hand_restored": round(sum(restored) / len(restored), 4) if restored else None,
+            "hand_broken": round(sum(broken) / len(broken), 4) if broken else None,
             "hand_clips": len(restored),
             "fps": round(statistics.median(c.fps for c in cs), 1),
         }
@@ -218,6 +226,7 @@ class VideoEvaluation:
                     "flicker_changes": c.flicker_changes,
                     "wrong_steady_frames": c.wrong_steady_frames,
                     "hand_restored": c.hand_restored,
+                    "hand_broken": c.hand_broken,
                 }
                 for c in self.clips
             ],
@@ -247,7 +256,7 @@ def format_video_table(ev: VideoEvaluation) -> str:
     head = (
         f"{'decks':>5} {'clips':>5} {'settled_exact':>13} {'single_exact':>12} "
         f"{'tts_med_s':>9} {'tts_max_s':>9} {'flicker/min':>11} {'wrong_steady':>12} "
-        f"{'hand_restored':>13} {'fps':>5}"
+        f"{'hand_restored':>13} {'hand_broken':>11} {'fps':>5}"
     )
     lines = [head]
     groups = [str(d) for d in sorted({c.decks for c in ev.clips})] + ["all"]
@@ -259,6 +268,6 @@ def format_video_table(ev: VideoEvaluation) -> str:
             f"{g:>5} {s['clips']:>5} {s['settled_exact']:>13} {str(s['single_exact']):>12} "
             f"{s['time_to_steady_s']['median']:>9} {s['time_to_steady_s']['max']:>9} "
             f"{str(s['flicker_per_min']):>11} {str(s['wrong_steady']):>12} "
-            f"{str(s['hand_restored']):>13} {s['fps']:>5}"
+            f"{str(s['hand_restored']):>13} {str(s['hand_broken']):>11} {s['fps']:>5}"
         )
     return "\n".join(lines)
