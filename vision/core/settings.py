@@ -155,6 +155,13 @@ class VisionSettings:
     # unread is read there, one read as another number there is left unread. Not on live
     # frames (speed).
     number_painted: bool = True
+    # Faces the card check turned away that lie alone (at least this long, pixels, and no
+    # more than this share of them under counted cards) are read too: one whose number
+    # reads may be a Dutch pile's top in a print the check never saw, and the piles list
+    # it to look at (vision/count/lone.py). Not on live frames.
+    lone_faces: bool = True
+    lone_face_min_long_px: float = 65.0
+    lone_face_max_covered: float = 0.15
     # Canonical size a card is rectified to before its back or face is read.
     crop_width_px: int = 32
     crop_height_px: int = 48

@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from scoring.errors import ModelError
 from vision.core.cards import Cards
 from vision.core.first_look import FirstLook
@@ -28,6 +30,7 @@ from vision.core.models import (
 from vision.core.settings import VisionSettings
 from vision.core.types import Array
 from vision.count.heaps import HeapRules
+from vision.count.lone import lone_faces
 from vision.count.result import Count, numbered
 from vision.detect.check import CardCheck
 from vision.detect.checker import CardChecker, Checked
@@ -180,9 +183,13 @@ class Counter:
         named = numbered(self.namer.name(image_bgr, checked.kept, checked.kept_look, profile))
         possible = self.namer.possible_decks(checked.possible, checked.possible_look, profile)
         reading = self.read_numbers(image_bgr, named.cards)
+        lone = self.read_lone_faces(image_bgr, named.cards, checked.rejected)
         t3 = time.perf_counter()
         timings = {"decode": t1 - t0, "detect": t2 - t1, "classify": t3 - t2}
-        return self.result(name, image_bgr, profile, named, checked, possible, timings, reading)
+        count = self.result(name, image_bgr, profile, named, checked, possible, timings, reading)
+        if lone is not None:
+            count.lone_faces, count.lone_value_confidence = lone
+        return count
 
     def read_numbers(self, image_bgr: Array, cards: Cards) -> Reading | None:
         """Each face's number into ``cards.value`` (-1: not read); None without a reader."""
@@ -191,6 +198,25 @@ class Counter:
         reading = self.reader.read(image_bgr, cards)
         cards.value[:] = reading.values
         return reading
+
+    def read_lone_faces(
+        self, image_bgr: Array, kept: Cards, rejected: Cards | None
+    ) -> tuple[Cards, Array] | None:
+        """The faces the card check turned away that lie alone (`vision.count.lone`) and
+        whose number the reader reads, with how likely each number is; None without a
+        reader, on live frames, or with ``lone_faces`` off."""
+        s = self.settings
+        if self.reader is None or self.live or not s.lone_faces:
+            return None
+        alone = lone_faces(kept, rejected, s.lone_face_min_long_px, s.lone_face_max_covered)
+        if rejected is None or not len(alone):
+            return Cards.empty(), np.zeros(0, np.float32)
+        faces = rejected[alone]
+        reading = self.reader.read(image_bgr, faces)
+        read = np.flatnonzero(reading.values >= 1)
+        faces = faces[read]
+        faces.value[:] = reading.values[read]
+        return faces, reading.confidence[read]
 
     def decode(self, image: str | Path | Array, name: str | None) -> tuple[Array, str]:
         """The image as BGR pixels (a path is read as phones write photos) and its name."""

@@ -50,6 +50,11 @@ class Count:
     # Per card, how likely its face's number is (`vision.name.numbers`; 0 where none was
     # read); None when no number reader ran.
     value_confidence: np.ndarray | None = None
+    # Faces the card check turned away that lie apart from every counted card and whose
+    # number was read (`vision.count.lone`; ``value`` set), and how likely each number is:
+    # a Dutch pile may lie there. Not counted, not in the JSON; None when not looked for.
+    lone_faces: Cards | None = None
+    lone_value_confidence: np.ndarray | None = None
 
     @property
     def ids(self) -> list[int]:

@@ -14,7 +14,11 @@ the top card of each pile, and sometimes a card below it peeking far enough out.
   gives the pile's cards; a face whose colour is in doubt is still a face with that number);
 - a face-down pile is uncertain when its back is found less surely than the bar, or named
   no deck of the game (a sheet of paper or a face taken for a back would add 10); which of
-  the game's decks it is named does not matter.
+  the game's decks it is named does not matter;
+- a face the card check turned away, lying alone, whose number reads (`Count.lone_faces`)
+  is a pile of that many cards to look at (``number_only``): a pile printed in a style the
+  check never saw would otherwise not be found, and the total would be short with nothing
+  flagged. It is counted in the total, which is then not complete.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ SMALL_TOP_PX = 65.0
 class Pile:
     """One Dutch pile: its top card's corners (image pixels), its colour (None face down),
     its top (1..10, 10 face down; None where not read), its confidence (0..1) and the ids
-    of the count's cards it is made of."""
+    of the count's cards it is made of (none for a pile found only by its number)."""
 
     corners: np.ndarray
     color: str | None
@@ -50,6 +54,8 @@ class Pile:
     confidence: float
     cards: tuple[int, ...]
     uncertain: bool
+    # Found only by its number: the card check did not take its top for a card.
+    number_only: bool = False
 
     @property
     def size(self) -> int:
@@ -73,7 +79,7 @@ class Piles:
 
     @property
     def total(self) -> int:
-        """Dutch cards on the piles whose top was read."""
+        """Dutch cards on the piles whose top was read (those to look at included)."""
         return sum(p.size for p in self.piles)
 
     @property
@@ -113,6 +119,7 @@ class Piles:
                     "down": p.down,
                     "confidence": round(p.confidence, 4),
                     "cards": list(p.cards),
+                    "number_only": p.number_only,
                 }
                 for i, p in enumerate(self.piles)
             ],
@@ -195,4 +202,29 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
                 not read,
             )
         )
+    piles += lone_piles(count, piles)
     return Piles(count.image, count.size, tuple(piles), count.model)
+
+
+def lone_piles(count: Count, piles: list[Pile]) -> list[Pile]:
+    """A pile to look at for each of ``count``'s lone faces (`Count.lone_faces`) that lies
+    on none of ``piles`` (nor on another lone face)."""
+    faces = count.lone_faces
+    if faces is None or not len(faces):
+        return []
+    confidence = count.lone_value_confidence
+    tops = [p.corners.mean(axis=0) for p in piles]
+    reaches = [p.long_side_px * SAME_PILE_SHARE for p in piles]
+    out: list[Pile] = []
+    for i in range(len(faces)):
+        centre = faces.centers[i]
+        reach = float(faces.long_side_px[i]) * SAME_PILE_SHARE
+        if any(
+            np.linalg.norm(c - centre) < max(r, reach) for c, r in zip(tops, reaches, strict=True)
+        ):
+            continue
+        c = float(confidence[i]) if confidence is not None else 0.0
+        out.append(Pile(faces.corners[i], None, int(faces.value[i]), False, c, (), True, True))
+        tops.append(centre)
+        reaches.append(reach)
+    return out

@@ -1,0 +1,68 @@
+"""Faces the card check turned away that lie alone: where a Dutch pile may still be.
+
+The card check keeps a candidate by how much it looks like the cards it learned. A face
+printed in a style it never saw (another deck's figures) can be turned away although it
+lies whole and alone in the photo: a Dutch pile that is then not found at all leaves the
+piles' total short, with nothing flagged. A face lying apart from every counted card,
+large enough to read, whose two corner indices then read a number, is most likely such a
+pile's top. `lone_faces` picks those candidates; the counter reads their numbers, and the
+piles list each one read as a pile to look at (`vision.piles.read`), never counted
+silently.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.core.cards import FACE, Cards
+from vision.core.types import Array
+
+# Two candidates whose centres lie closer than this share of the longer one's long side are
+# the same card found twice (the surer one is kept).
+SAME_CARD_SHARE = 0.3
+
+
+def _area(quad: Array) -> float:
+    return abs(float(cv2.contourArea(np.asarray(quad, np.float32))))
+
+
+def covered_share(quad: Array, others: Array) -> float:
+    """The share of ``quad``'s area that the ``(m, 4, 2)`` quads ``others`` cover (their
+    overlaps with it summed: a point under two of them counts twice)."""
+    area = _area(quad)
+    if area <= 0:
+        return 1.0
+    q = np.asarray(quad, np.float32)
+    inside = sum(float(cv2.intersectConvexConvex(q, np.asarray(o, np.float32))[0]) for o in others)
+    return inside / area
+
+
+def lone_faces(
+    kept: Cards, rejected: Cards | None, min_long_px: float, max_covered: float
+) -> Array:
+    """Indices into ``rejected`` of the face candidates that lie alone: at least
+    ``min_long_px`` long, no more than ``max_covered`` of their area under ``kept`` cards,
+    and not the same card as a surer one of them. Surest first."""
+    if rejected is None or not len(rejected):
+        return np.zeros(0, np.int64)
+    long_px = rejected.long_side_px
+    centers = rejected.centers
+    kept_centers = kept.centers
+    kept_long = kept.long_side_px
+    chosen: list[int] = []
+    for i in np.argsort(-rejected.confidence, kind="stable"):
+        if rejected.side[i] != FACE or long_px[i] < min_long_px:
+            continue
+        if any(
+            np.linalg.norm(centers[j] - centers[i]) < SAME_CARD_SHARE * max(long_px[i], long_px[j])
+            for j in chosen
+        ):
+            continue
+        # only counted cards near enough to overlap it are measured
+        reach = (long_px[i] + kept_long) / 2
+        near = np.flatnonzero(np.linalg.norm(kept_centers - centers[i], axis=1) < reach)
+        if len(near) and covered_share(rejected.corners[i], kept.corners[near]) > max_covered:
+            continue
+        chosen.append(int(i))
+    return np.asarray(chosen, np.int64)
