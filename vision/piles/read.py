@@ -224,7 +224,8 @@ def lone_piles(count: Count, piles: list[Pile]) -> list[Pile]:
         ):
             continue
         c = float(confidence[i]) if confidence is not None else 0.0
-        out.append(Pile(faces.corners[i], None, int(faces.value[i]), False, c, (), True, True))
+        top = int(faces.value[i]) if faces.value[i] >= 1 else None
+        out.append(Pile(faces.corners[i], None, top, False, c, (), True, True))
         tops.append(centre)
         reaches.append(reach)
     return out
