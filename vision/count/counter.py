@@ -186,10 +186,9 @@ class Counter:
         lone = self.read_lone_faces(image_bgr, named.cards, checked.rejected)
         t3 = time.perf_counter()
         timings = {"decode": t1 - t0, "detect": t2 - t1, "classify": t3 - t2}
-        count = self.result(name, image_bgr, profile, named, checked, possible, timings, reading)
-        if lone is not None:
-            count.lone_faces, count.lone_value_confidence = lone
-        return count
+        return self.result(
+            name, image_bgr, profile, named, checked, possible, timings, reading, lone
+        )
 
     def read_numbers(self, image_bgr: Array, cards: Cards) -> Reading | None:
         """Each face's number into ``cards.value`` (-1: not read); None without a reader."""
@@ -241,8 +240,10 @@ class Counter:
         possible_decks: tuple[tuple[str, ...], ...],
         timings: dict[str, float],
         reading: Reading | None = None,
+        lone: tuple[Cards, Array] | None = None,
     ) -> Count:
-        """The `Count` of the named cards, with the bars of this counter's classifier."""
+        """The `Count` of the named cards, with the bars of this counter's classifier, the
+        numbers ``reading`` gave and the ``lone`` faces read (`read_lone_faces`)."""
         s = self.settings
         h, w = image_bgr.shape[:2]
         return Count(
@@ -271,6 +272,8 @@ class Counter:
             spread_min_cards=s.spread_min_cards,
             spread_min_uncertain_share=s.spread_min_uncertain_share,
             value_confidence=reading.confidence if reading is not None else None,
+            lone_faces=lone[0] if lone is not None else None,
+            lone_value_confidence=lone[1] if lone is not None else None,
         )
 
 
