@@ -12,30 +12,15 @@ silently.
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 from vision.core.cards import FACE, Cards
+from vision.core.geometry import covered_share
 from vision.core.types import Array
 
 # Two candidates whose centres lie closer than this share of the longer one's long side are
 # the same card found twice (the surer one is kept).
 SAME_CARD_SHARE = 0.3
-
-
-def _area(quad: Array) -> float:
-    return abs(float(cv2.contourArea(np.asarray(quad, np.float32))))
-
-
-def covered_share(quad: Array, others: Array) -> float:
-    """The share of ``quad``'s area that the ``(m, 4, 2)`` quads ``others`` cover (their
-    overlaps with it summed: a point under two of them counts twice)."""
-    area = _area(quad)
-    if area <= 0:
-        return 1.0
-    q = np.asarray(quad, np.float32)
-    inside = sum(float(cv2.intersectConvexConvex(q, np.asarray(o, np.float32))[0]) for o in others)
-    return inside / area
 
 
 def lone_faces(
@@ -62,7 +47,8 @@ def lone_faces(
         # only counted cards near enough to overlap it are measured
         reach = (long_px[i] + kept_long) / 2
         near = np.flatnonzero(np.linalg.norm(kept_centers - centers[i], axis=1) < reach)
-        if len(near) and covered_share(rejected.corners[i], kept.corners[near]) > max_covered:
+        covered = sum(covered_share(rejected.corners[i], kept.corners[k]) for k in near)
+        if covered > max_covered:  # a point under two counted cards counts twice
             continue
         chosen.append(int(i))
     return np.asarray(chosen, np.int64)
