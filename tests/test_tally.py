@@ -355,7 +355,7 @@ def tally_window(home: Path, keys: dict[int, str], still: str) -> tuple[list[str
         return "a" + ("b" if k >= 10 else "") + ("c" if k >= 20 else "")
 
     tally = SortTally(DECKS)
-    watcher = Watcher(StubCounter(script), DECKS, LiveSettings(detect_every_frames=1), FPS, tally)
+    watcher = Watcher(StubCounter(script), DECKS, LiveSettings(count_every_s=0), FPS, tally)
 
     def picture(k: int) -> Any:  # the cards drawn where the stub counter says they lie
         image = np.zeros((160, 200, 3), np.uint8)

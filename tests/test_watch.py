@@ -94,7 +94,7 @@ def run_script(
     says what the counter finds at each frame, ``table`` what lies on the table (the
     picture; default: what the counter finds)."""
     counter = StubCounter(script, unsure)
-    watcher = Watcher(counter, DECKS, settings or LiveSettings(detect_every_frames=1), FPS)
+    watcher = Watcher(counter, DECKS, settings or LiveSettings(count_every_s=0), FPS)
     ticks = []
     for k in range(frames):
         image = picture((table or script)(k))
@@ -276,13 +276,26 @@ class FakeCamera:
         self.log.append("release")
 
 
+@pytest.mark.parametrize(("fps", "counted"), [(10, 15), (15, 23), (30, 23), (60, 23)])
+def test_frames_are_counted_at_one_pace_whatever_the_frame_rate(fps: int, counted: int) -> None:
+    # 3 s of a table with a hand moving over it (never still): 7.5 counts a second at
+    # 15 fps and faster cameras (every 2nd, 4th, 8th frame), every 2nd frame at 10 fps.
+    counter = StubCounter(lambda k: "abc")
+    watcher = Watcher(counter, DECKS, LiveSettings(), float(fps))
+    for k in range(3 * fps):
+        image = picture("abc")
+        image[:, (k * 7) % 180 : (k * 7) % 180 + 20] = 120  # an arm moving across
+        watcher.step(image, k / fps)
+    assert counter.calls == counted
+
+
 def test_a_camera_that_fails_mid_way_gives_the_error_and_recovers() -> None:
     log: list[str] = []
     camera = FakeCamera(log, good=20, bad=1, refusals=1)
     source = CaptureSource(0, live=True, opener=camera.open)
     clock = iter(np.arange(0, 100, 0.1))
     sleeps: list[float] = []
-    watcher = Watcher(StubCounter(lambda k: "abc"), DECKS, LiveSettings(detect_every_frames=1))
+    watcher = Watcher(StubCounter(lambda k: "abc"), DECKS, LiveSettings(count_every_s=0))
     events = list(
         watch_events(source, watcher, 40, clock=lambda: float(next(clock)), sleep=sleeps.append)
     )

@@ -146,7 +146,7 @@ def run_watcher(script: Any, table: Any, frames: int, settings: LiveSettings) ->
 
 def test_a_still_steady_table_is_counted_once_a_second() -> None:
     views, counter = run_watcher(
-        lambda k: "abde", lambda k: "abde", 60, LiveSettings(detect_every_frames=1)
+        lambda k: "abde", lambda k: "abde", 60, LiveSettings(count_every_s=0)
     )
     assert all(shown_view(v) == {"pump": 2, "pail": 2} for v in views[5:])
     assert all(v.steady for v in views[5:])
@@ -163,9 +163,9 @@ def test_skipping_still_frames_gives_the_counts_of_counting_every_frame() -> Non
     def script(k: int) -> str:
         return "".join(c for c in table(k) if not (c == "d" and k % 3 == 0))
 
-    still, still_counter = run_watcher(script, table, 70, LiveSettings(detect_every_frames=1))
+    still, still_counter = run_watcher(script, table, 70, LiveSettings(count_every_s=0))
     every, every_counter = run_watcher(  # the still check off: every frame counted
-        script, table, 70, LiveSettings(detect_every_frames=1, still_px=-1)
+        script, table, 70, LiveSettings(count_every_s=0, still_px=-1)
     )
     assert shown_view(still[-1]) == shown_view(every[-1]) == {"pump": 2, "carriage": 1, "pail": 2}
     # the same counts one after the other (a change may come a frame later), with far
@@ -220,7 +220,7 @@ def test_shown_helper_of_test_watch_agrees() -> None:
     # the helpers shared with test_watch read counts the same way
     from vision.live.watch import Tick
 
-    views, _ = run_watcher(lambda k: "ab", lambda k: "ab", 12, LiveSettings(detect_every_frames=1))
+    views, _ = run_watcher(lambda k: "ab", lambda k: "ab", 12, LiveSettings(count_every_s=0))
     image = picture("ab")
     assert shown(Tick(views[-1], image, 11, 1.1, FPS)) == shown_view(views[-1]) == {"pump": 2}
 

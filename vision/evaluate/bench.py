@@ -204,7 +204,7 @@ def format_bench(result: dict[str, Any]) -> str:
         f"plain ultralytics predict (best of 1 and 2 threads): {result['baseline_fps']} fps "
         f"{result['baseline_fps_by_threads']}; Tallero is {result['ratio']}x",
         f"photo 4032x3024 end to end (model loaded): {result['photo_s']} s",
-        "watch loop (decode, count every 2nd frame, track, draw the window): "
+        "watch loop at 30 fps (decode, count every 4th frame, track, draw the window): "
         + ", ".join(f"{size} {fps} fps" for size, fps in result["watch_fps"].items()),
     ]
     return "\n".join(lines)

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ FPS_FRAMES = 15
 
 
 class Watcher:
-    """Counts every ``detect_every_frames``-th frame, tracks the cards, keeps the table.
+    """Counts a frame every ``count_every_s``, tracks the cards, keeps the table.
 
     Args:
         counter: a live counter (``Counter(live=True)``), loaded once.
@@ -51,10 +52,12 @@ class Watcher:
         self.decks = decks
         self.settings = s = settings or LiveSettings()
         # Lost tracks are kept (to be found again after a hand) a little past gone_after_s.
-        updates = max(1, int(round(2 * s.gone_after_s * fps / s.detect_every_frames)))
+        turn_frames = max(1, math.ceil(s.count_every_s * fps - 1e-9))  # frames to a turn
+        updates = max(1, int(round(2 * s.gone_after_s * fps / turn_frames)))
         self.tracker = CardTracker(s, buffer_updates=updates)
         self.table = SteadyTable(decks, s)
         self.frames = 0
+        self._due_t = -math.inf  # when the last frame was due to be counted (s)
         self.last_count: Count | None = None
         self.tally = tally
         # A steady table whose picture has not changed is not counted again (not with the
@@ -79,7 +82,7 @@ class Watcher:
         if self.motion is not None:
             self.motion.add_cells(cells, t)
         self.touch_motion.add_cells(cells, t)
-        if self.frames % self.settings.detect_every_frames == 0 and not self._held(image, t):
+        if self._due(t) and not self._held(image, t):
             self.counted_frames += 1
             count = self.counter.count(image, name="frame", decks=self.decks)
             matches = self.tracker.update(count.cards)
@@ -93,6 +96,14 @@ class Watcher:
         view = self.table.view(t)
         self.steady = view.steady
         return view
+
+    def _due(self, t: float) -> bool:
+        """Whether the frame at ``t`` (s) is due to be counted: ``count_every_s`` since the
+        last frame due (held or counted), so the pace is the same at any frame rate."""
+        if t - self._due_t < self.settings.count_every_s:
+            return False
+        self._due_t = t
+        return True
 
     def _held(self, image: Array, t: float) -> bool:
         """Whether the frame at ``t`` (s) need not be counted: the table is STEADY and the
