@@ -170,3 +170,51 @@ def test_the_command_line_sets_the_classifier_width(monkeypatch: pytest.MonkeyPa
     assert seen["r"].classifier_width == 32
     train_gpu.main(["run", "--out", str(tmp_path)])
     assert seen["r"].classifier_width == GpuRecipe().classifier_width == 24
+
+
+def test_the_art_recipe_trains_the_detector_alone_on_art_tiles_and_photos(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    from vision.train import gpu as train_gpu
+    from vision.train.gpu import ART_RECIPE, train_folders
+
+    seen = {}
+    monkeypatch.setattr(train_gpu, "run", lambda out, data, runs, recipe, *a: seen.update(r=recipe))
+    train_gpu.main(["run", "--out", str(tmp_path), "--recipe", "art", "--real", "photos"])
+    recipe = seen["r"]
+    assert recipe.classifier_epochs == 0 and recipe.real_dir == "photos"
+    assert recipe.detector_minutes == ART_RECIPE.detector_minutes and recipe.lr == ART_RECIPE.lr
+    folders = train_folders(recipe)
+    # Hard photos train as their tiles; the real photos as often as the recipe says.
+    assert "gpu3-endless-hard-tiles" in folders and "gpu3-endless-hard" not in folders
+    assert folders.count(str((Path("photos")).resolve())) == ART_RECIPE.real_repeats
+    assert {"gpu3-standin-mixed", "gpu3-endless-mixed"} <= set(folders)
+    # Its seeds are its own: none is drawn by the decks recipe or the finetune sets.
+    from vision.train.finetune import FINETUNE_SETS
+
+    art_seeds = {s[2] for s in (*ART_RECIPE.scene_sets, *ART_RECIPE.art_sets)}
+    others = {s[2] for s in (*GpuRecipe().scene_sets, *FINETUNE_SETS)}
+    assert len(art_seeds) == 6 and not art_seeds & others
+
+
+def test_an_art_run_without_its_real_photos_stops_before_drawing(tmp_path: Path):
+    from vision.train.gpu import ART_RECIPE, run
+
+    data = tmp_path / "data"
+    recipe = replace(ART_RECIPE, real_dir=str(tmp_path / "nowhere"))
+    with pytest.raises(FileNotFoundError, match="no real photos"):
+        run(tmp_path / "run", data, tmp_path / "runs", recipe, "all")
+    assert not data.exists()
+
+
+@pytest.mark.slow
+def test_a_detector_only_run_exports_the_detector_alone(tmp_path: Path):
+    from vision.train.gpu import ART_RECIPE
+
+    out, models = tmp_path / "run", tmp_path / "models"
+    out.mkdir()
+    (out / "recipe.json").write_text(json.dumps(asdict(ART_RECIPE)))
+    shutil.copyfile(REPO / "models" / "tallero-cards.pt", out / "cards.pt")
+    export(out, models)
+    assert sorted(p.name for p in models.iterdir()) == ["tallero-cards.onnx", "tallero-cards.pt"]
+    assert OnnxDetector(models / "tallero-cards.onnx", threads=1).input_px == 640

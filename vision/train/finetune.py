@@ -106,7 +106,7 @@ def tile_scene(image: np.ndarray, truth: dict[str, Any]) -> list[tuple[np.ndarra
     return out
 
 
-def _tiles(source: Path, out: Path) -> None:
+def write_tiles(source: Path, out: Path) -> None:
     """Write the tiles of every hard photo of ``source`` as a training set in ``out``."""
     if (out / "done.json").is_file():
         log_line(f"data: {out.name} exists, reusing it")
@@ -134,7 +134,7 @@ def make_data(data: Path, real: Path | None) -> Path:
     for name, n, seed, kind, art, imgsz in (*FINETUNE_SETS, VAL_SET):
         _scenes(data / name, n, seed, kind, art, imgsz)
         if kind == "hard":
-            _tiles(data / name, data / f"{name}-tiles")
+            write_tiles(data / name, data / f"{name}-tiles")
             train_dirs.append(f"{name}-tiles")
         elif name != VAL_SET[0]:
             train_dirs.append(name)

@@ -6,7 +6,12 @@ on them at 640 px for a fixed time while, beside it on the same GPU, the deck cl
 is fitted anew on truth crops of every scene. The 2-core recipe (`vision.train.stages`) spends
 hours on far fewer scenes; this one spends minutes on many more.
 
-``DIR`` receives ``cards.pt`` (the detector's best epoch), ``cards-results.csv``,
+``--recipe art`` continues the detector alone on endless card art, hard photos cut into
+tiles, real photos (``--real``, the training split as ``python -m vision.train.real_photos
+write`` leaves it) and stand-in scenes.
+
+``DIR`` receives ``cards.pt`` (the detector's best epoch; ``cards-last.pt`` its last),
+``cards-results.csv``,
 ``decks-state.pt`` (classifier weights), ``decks.json`` (its classes, truth crops per
 class and recipe) and logs. On any machine afterwards,
 ``python -m vision.train.gpu export --run DIR --out MODELS`` writes the ONNX files the
@@ -26,8 +31,11 @@ import sys
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 from vision.core.models import REPO_DIR
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,15 @@ class GpuRecipe:
         ("gpu-blitz", 1000, 4102, "blitz"),
     )
     val_set: tuple[str, int, int, str] = ("val", 200, 2000, "mixed")
+    # (folder, scenes, seed, kind, art, long side px) as `vision.train.finetune` draws them:
+    # other art than the stand-in etchings; a "hard" set is cut into detector tiles.
+    art_sets: tuple[tuple[str, int, int, str, str, int], ...] = ()
+    # More validation sets in the same form (validation picks the detector's best epoch).
+    art_val_sets: tuple[tuple[str, int, int, str, str, int], ...] = ()
+    # Real photos as `python -m vision.train.real_photos write` leaves them (train split
+    # only), shown this many times an epoch; "" for none.
+    real_dir: str = ""
+    real_repeats: int = 3
     min_visible: float = 0.3
     # Detector: continues the shipped weights for a fixed time (ultralytics' `time`).
     detector_start: str = "models/tallero-cards.pt"
@@ -57,7 +74,8 @@ class GpuRecipe:
     loader_workers: int = 12
     detector_seed: int = 4100
     # Classifier: fitted anew on truth crops of every scene, or continued from
-    # ``classifier_start`` (a state dict with the same classes and width) when it is set.
+    # ``classifier_start`` (a state dict with the same classes and width) when it is set;
+    # not trained at all with 0 epochs.
     classifier_start: str = ""
     classifier_epochs: int = 30
     classifier_batch: int = 256
@@ -76,8 +94,36 @@ def _log(out: Path, msg: str) -> None:
         f.write(line + "\n")
 
 
+# The detector continued on endless card art, hard photos cut into tiles, real photos and
+# stand-in scenes (so nothing is forgotten); the classifier is left as it ships. Seeds
+# 5401-5407: no other set draws them; ``val-endless`` is `vision.train.finetune`'s.
+ART_RECIPE = GpuRecipe(
+    scene_sets=(
+        ("gpu3-standin-mixed", 2000, 5401, "mixed"),
+        ("gpu3-standin-sorted", 800, 5402, "sorted"),
+        ("gpu3-standin-blitz", 400, 5403, "blitz"),
+    ),
+    art_sets=(
+        ("gpu3-endless-mixed", 3500, 5404, "mixed", "endless", 640),
+        ("gpu3-endless-sorted", 1000, 5405, "sorted", "endless", 640),
+        ("gpu3-endless-hard", 400, 5406, "hard", "endless", 1920),
+    ),
+    art_val_sets=(("val-endless", 150, 5199, "mixed", "endless", 640),),
+    real_dir=".gpu/real",
+    real_repeats=5,
+    detector_minutes=5.5,
+    lr=0.0005,
+    lrf=0.05,
+    warmup_epochs=0.2,
+    detector_seed=5400,
+    classifier_epochs=0,
+)
+RECIPES = {"decks": GpuRecipe(), "art": ART_RECIPE}
+
+
 def _draw_scenes(data: Path, recipe: GpuRecipe, workers: int, out: Path) -> None:
     from vision.synth.generate import synthesize
+    from vision.train.finetune import write_tiles
 
     for name, n, seed, kind in (*recipe.scene_sets, recipe.val_set):
         t0 = time.time()
@@ -91,6 +137,31 @@ def _draw_scenes(data: Path, recipe: GpuRecipe, workers: int, out: Path) -> None
             progress=False,
         )
         _log(out, f"scenes: {name} {n} (seed {seed}, {kind}) in {time.time() - t0:.0f} s")
+    for name, n, seed, kind, art, imgsz in (*recipe.art_sets, *recipe.art_val_sets):
+        t0 = time.time()
+        synthesize(
+            data / name,
+            n=n,
+            seed=seed,
+            kind=kind,
+            art=art,
+            imgsz=imgsz,
+            min_visible=recipe.min_visible,
+            workers=workers,
+            progress=False,
+        )
+        if kind == "hard":
+            write_tiles(data / name, data / f"{name}-tiles")
+        _log(out, f"scenes: {name} {n} (seed {seed}, {kind}, {art}) in {time.time() - t0:.0f} s")
+
+
+def train_folders(recipe: GpuRecipe) -> list[str]:
+    """The detector's training folders (relative to the data folder), repeats included."""
+    folders = [name for name, *_ in recipe.scene_sets]
+    folders += [f"{a[0]}-tiles" if a[3] == "hard" else a[0] for a in recipe.art_sets]
+    if recipe.real_dir:
+        folders += [str(Path(recipe.real_dir).resolve())] * recipe.real_repeats
+    return folders
 
 
 def _read_results_csv(self) -> dict:  # noqa: ANN001
@@ -129,7 +200,9 @@ def preflight(recipe: GpuRecipe, part: str) -> None:
 
         import_ultralytics()
         _weights(recipe.detector_start, "detector")
-    if part != "detector" and recipe.classifier_start:
+        if recipe.real_dir and not any(Path(recipe.real_dir, "images").glob("*.jpg")):
+            raise FileNotFoundError(f"{recipe.real_dir}/images: no real photos to train on")
+    if part != "detector" and recipe.classifier_epochs and recipe.classifier_start:
         _weights(recipe.classifier_start, "classifier")
 
 
@@ -144,9 +217,10 @@ def _train_detector(data: Path, runs: Path, recipe: GpuRecipe, device: str, out:
     from ultralytics import YOLO
 
     yaml_path = data / "cards-gpu.yaml"
-    train_dirs = ", ".join(f"{name}/images" for name, *_ in recipe.scene_sets)
+    train_dirs = ", ".join(f"{name}/images" for name in train_folders(recipe))
+    val_dirs = ", ".join(f"{v[0]}/images" for v in (recipe.val_set, *recipe.art_val_sets))
     yaml_path.write_text(
-        f"path: {data.resolve()}\ntrain: [{train_dirs}]\nval: {recipe.val_set[0]}/images\n"
+        f"path: {data.resolve()}\ntrain: [{train_dirs}]\nval: [{val_dirs}]\n"
         "names:\n  0: back\n  1: face\n"
     )
     start = _weights(recipe.detector_start, "detector")
@@ -181,6 +255,7 @@ def _train_detector(data: Path, runs: Path, recipe: GpuRecipe, device: str, out:
     )
     run = runs / "cards-gpu"
     shutil.copyfile(run / "weights" / "best.pt", out / "cards.pt")
+    shutil.copyfile(run / "weights" / "last.pt", out / "cards-last.pt")
     if (run / "results.csv").is_file():
         shutil.copyfile(run / "results.csv", out / "cards-results.csv")
     _log(out, f"detector: trained in {time.time() - t0:.0f} s")
@@ -290,6 +365,10 @@ def run(
     if minutes != recipe.detector_minutes:
         recipe = replace(recipe, detector_minutes=minutes)
         _log(out, f"detector: {minutes:.2f} minutes left before the deadline")
+    if not recipe.classifier_epochs:
+        _train_detector(data, runs, recipe, device, out)
+        _log(out, f"detector only; all done in {time.time() - t0:.0f} s")
+        return
     # The classifier trains beside the detector, in its own process.
     with (out / "classifier.log").open("w") as log:
         cls = subprocess.Popen(
@@ -319,13 +398,17 @@ def run(
 
 
 def export(run_dir: Path, models: Path) -> None:
-    """Write the ONNX files of a finished run into ``models`` (detector and classifier)."""
+    """Write the ONNX files of a finished run into ``models``: the detector, and the
+    classifier where the run trained one."""
     import torch
 
     from vision.train.deck_net import build_net, save_classifier
-    from vision.train.detector import _export_onnx
 
     models.mkdir(parents=True, exist_ok=True)
+    if not (run_dir / "decks.json").is_file():
+        recipe = json.loads((run_dir / "recipe.json").read_text())
+        _export_detector(run_dir, models, recipe["imgsz_px"])
+        return
     meta = json.loads((run_dir / "decks.json").read_text())
     recipe = meta["recipe"]
     classes = tuple(meta["classes"])
@@ -343,12 +426,19 @@ def export(run_dir: Path, models: Path) -> None:
         recipe,
         meta["class_counts"],
     )
+    _export_detector(run_dir, models, recipe["imgsz_px"])
+    print(f"exported {target}")
+
+
+def _export_detector(run_dir: Path, models: Path, imgsz: int) -> None:
+    from vision.train.detector import _export_onnx
+
     detector = models / "tallero-cards.pt"
     shutil.copyfile(run_dir / "cards.pt", detector)
-    onnx_path = _export_onnx(detector, recipe["imgsz_px"], threads=2)
+    onnx_path = _export_onnx(detector, imgsz, threads=2)
     if onnx_path != models / "tallero-cards.onnx":
         shutil.move(onnx_path, models / "tallero-cards.onnx")
-    print(f"exported {models / 'tallero-cards.onnx'} and {target}")
+    print(f"exported {models / 'tallero-cards.onnx'}")
 
 
 def parse_sets(text: str) -> tuple[tuple[str, int, int, str], ...]:
@@ -375,11 +465,19 @@ def main(argv: list[str] | None = None) -> None:
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="draw scenes, train the detector and the classifier")
     r.add_argument("--out", type=Path, required=True)
+    r.add_argument(
+        "--recipe",
+        choices=tuple(RECIPES),
+        default="decks",
+        help="decks: stand-in scenes, detector and classifier; art: the detector alone on "
+        "endless art, hard tiles and real photos (--real)",
+    )
+    r.add_argument("--real", default=None, help="real photos' training folder (art recipe)")
     r.add_argument("--data", type=Path, default=Path("data/gpu"))
     r.add_argument("--runs", type=Path, default=Path("runs"))
-    r.add_argument("--minutes", type=float, default=GpuRecipe.detector_minutes)
+    r.add_argument("--minutes", type=float, default=None, help="detector minutes")
     r.add_argument("--scale", type=float, default=1.0, help="scale every scene count (trials)")
-    r.add_argument("--classifier-epochs", type=int, default=GpuRecipe.classifier_epochs)
+    r.add_argument("--classifier-epochs", type=int, default=None)
     r.add_argument("--classifier-lr", type=float, default=GpuRecipe.classifier_lr)
     r.add_argument(
         "--classifier-width",
@@ -404,9 +502,9 @@ def main(argv: list[str] | None = None) -> None:
         help="detector: continue --start on the scenes already in --data, nothing else",
     )
     r.add_argument("--start", default=GpuRecipe.detector_start, help="detector weights (.pt)")
-    r.add_argument("--lr", type=float, default=GpuRecipe.lr)
-    r.add_argument("--lrf", type=float, default=GpuRecipe.lrf)
-    r.add_argument("--warmup-epochs", type=float, default=GpuRecipe.warmup_epochs)
+    r.add_argument("--lr", type=float, default=None)
+    r.add_argument("--lrf", type=float, default=None)
+    r.add_argument("--warmup-epochs", type=float, default=None)
     r.add_argument("--close-mosaic", type=int, default=GpuRecipe.close_mosaic)
     r.add_argument("--deadline-s", type=float, default=0.0, help="end the run within this")
     e = sub.add_parser("export", help="ONNX files of a finished run")
@@ -416,20 +514,30 @@ def main(argv: list[str] | None = None) -> None:
     if args.cmd == "export":
         export(args.run, args.out)
         return
-    base = GpuRecipe()
-    recipe = GpuRecipe(
+    base = RECIPES[args.recipe]
+
+    def scaled(n: int) -> int:
+        return max(4, int(round(n * args.scale)))
+
+    def given(value: T | None, default: T) -> T:
+        return default if value is None else value
+
+    recipe = replace(
+        base,
         scene_sets=tuple(
-            (name, max(4, round(n * args.scale)), seed, kind)
-            for name, n, seed, kind in (args.sets or base.scene_sets)
+            (name, scaled(n), seed, kind) for name, n, seed, kind in (args.sets or base.scene_sets)
         ),
-        val_set=(base.val_set[0], max(4, round(base.val_set[1] * args.scale)), *base.val_set[2:]),
-        detector_minutes=args.minutes,
+        val_set=(base.val_set[0], scaled(base.val_set[1]), *base.val_set[2:]),
+        art_sets=tuple((a[0], scaled(a[1]), *a[2:]) for a in base.art_sets),
+        art_val_sets=tuple((a[0], scaled(a[1]), *a[2:]) for a in base.art_val_sets),
+        real_dir=given(args.real, base.real_dir),
+        detector_minutes=given(args.minutes, base.detector_minutes),
         detector_start=args.start,
-        lr=args.lr,
-        lrf=args.lrf,
-        warmup_epochs=args.warmup_epochs,
+        lr=given(args.lr, base.lr),
+        lrf=given(args.lrf, base.lrf),
+        warmup_epochs=given(args.warmup_epochs, base.warmup_epochs),
         close_mosaic=args.close_mosaic,
-        classifier_epochs=args.classifier_epochs,
+        classifier_epochs=given(args.classifier_epochs, base.classifier_epochs),
         classifier_lr=args.classifier_lr,
         classifier_width=args.classifier_width,
         classifier_start=args.classifier_start,

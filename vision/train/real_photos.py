@@ -154,11 +154,15 @@ def obb_line(corners: np.ndarray, width: int, height: int, cls: int = FACE) -> s
     return f"{cls} " + " ".join(f"{v:.6f}" for v in xy.reshape(-1))
 
 
-def write_scenes(voc_dir: Path, out: Path, split: str = "train") -> dict[str, int]:
+def write_scenes(
+    voc_dir: Path, out: Path, split: str = "train", max_side_px: int = 0
+) -> dict[str, int]:
     """Write the photos of ``split`` as a detector training set (images/, labels/).
 
     A photo with an unsure outline is left out whole, since one of its cards would be an
-    unlabelled card to the detector. Returns how many photos and cards went in and out.
+    unlabelled card to the detector. ``max_side_px`` > 0 shrinks larger photos to that long
+    side (the labels are fractions of the photo, so they hold). Returns how many photos and
+    cards went in and out.
     """
     (out / "images").mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(parents=True, exist_ok=True)
@@ -170,6 +174,9 @@ def write_scenes(voc_dir: Path, out: Path, split: str = "train") -> dict[str, in
             continue
         h, w = image.shape[:2]
         name = f"real-{photo.image.stem}"
+        if 0 < max_side_px < max(h, w):
+            scale = max_side_px / max(h, w)
+            image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         cv2.imwrite(str(out / "images" / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
         lines = [obb_line(o.corners, w, h) for o in found]
         (out / "labels" / f"{name}.txt").write_text("\n".join(lines) + "\n")
@@ -212,6 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     w.add_argument("voc_dir", type=Path)
     w.add_argument("out", type=Path)
     w.add_argument("--split", default="train")
+    w.add_argument("--max-side", type=int, default=0, help="shrink photos to this long side")
     s = sub.add_parser("sheet", help="draw the outlines on a contact sheet")
     s.add_argument("voc_dir", type=Path)
     s.add_argument("out", type=Path)
@@ -220,7 +228,7 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--start", type=int, default=0)
     args = ap.parse_args(argv)
     if args.what == "write":
-        print(json.dumps(write_scenes(args.voc_dir, args.out, args.split)))
+        print(json.dumps(write_scenes(args.voc_dir, args.out, args.split, args.max_side)))
     else:
         print(contact_sheet(args.voc_dir, args.out, args.split, args.limit))
 
