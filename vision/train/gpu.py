@@ -125,19 +125,8 @@ def _draw_scenes(data: Path, recipe: GpuRecipe, workers: int, out: Path) -> None
     from vision.synth.generate import synthesize
     from vision.train.finetune import write_tiles
 
-    for name, n, seed, kind in (*recipe.scene_sets, recipe.val_set):
-        t0 = time.time()
-        synthesize(
-            data / name,
-            n=n,
-            seed=seed,
-            kind=kind,
-            min_visible=recipe.min_visible,
-            workers=workers,
-            progress=False,
-        )
-        _log(out, f"scenes: {name} {n} (seed {seed}, {kind}) in {time.time() - t0:.0f} s")
-    for name, n, seed, kind, art, imgsz in (*recipe.art_sets, *recipe.art_val_sets):
+    stand_in = [(*s, "standin", 640) for s in (*recipe.scene_sets, recipe.val_set)]
+    for name, n, seed, kind, art, imgsz in (*stand_in, *recipe.art_sets, *recipe.art_val_sets):
         t0 = time.time()
         synthesize(
             data / name,
