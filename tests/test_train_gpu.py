@@ -176,7 +176,7 @@ def test_the_art_recipe_trains_the_detector_alone_on_art_tiles_and_photos(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ):
     from vision.train import gpu as train_gpu
-    from vision.train.gpu import ART_RECIPE, train_folders
+    from vision.train.gpu_recipe import ART_RECIPE, train_folders
 
     seen = {}
     monkeypatch.setattr(train_gpu, "run", lambda out, data, runs, recipe, *a: seen.update(r=recipe))
@@ -198,7 +198,8 @@ def test_the_art_recipe_trains_the_detector_alone_on_art_tiles_and_photos(
 
 
 def test_an_art_run_without_its_real_photos_stops_before_drawing(tmp_path: Path):
-    from vision.train.gpu import ART_RECIPE, run
+    from vision.train.gpu import run
+    from vision.train.gpu_recipe import ART_RECIPE
 
     data = tmp_path / "data"
     recipe = replace(ART_RECIPE, real_dir=str(tmp_path / "nowhere"))
@@ -209,7 +210,7 @@ def test_an_art_run_without_its_real_photos_stops_before_drawing(tmp_path: Path)
 
 @pytest.mark.slow
 def test_a_detector_only_run_exports_the_detector_alone(tmp_path: Path):
-    from vision.train.gpu import ART_RECIPE
+    from vision.train.gpu_recipe import ART_RECIPE
 
     out, models = tmp_path / "run", tmp_path / "models"
     out.mkdir()

@@ -29,62 +29,14 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TypeVar
 
 from vision.core.models import REPO_DIR
+from vision.train.gpu_recipe import RECIPES, GpuRecipe, parse_sets, train_folders
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class GpuRecipe:
-    """Everything that decides a timed accelerator run (recorded with its outputs)."""
-
-    # (folder, scenes, seed, kind): seeds apart from every other set (vision.train.stages, eval).
-    scene_sets: tuple[tuple[str, int, int, str], ...] = (
-        ("gpu-mixed", 7000, 4100, "mixed"),
-        ("gpu-sorted", 2000, 4101, "sorted"),
-        ("gpu-blitz", 1000, 4102, "blitz"),
-    )
-    val_set: tuple[str, int, int, str] = ("val", 200, 2000, "mixed")
-    # (folder, scenes, seed, kind, art, long side px) as `vision.train.finetune` draws them:
-    # other art than the stand-in etchings; a "hard" set is cut into detector tiles.
-    art_sets: tuple[tuple[str, int, int, str, str, int], ...] = ()
-    # More validation sets in the same form (validation picks the detector's best epoch).
-    art_val_sets: tuple[tuple[str, int, int, str, str, int], ...] = ()
-    # Real photos as `python -m vision.train.real_photos write` leaves them (train split
-    # only), shown this many times an epoch; "" for none.
-    real_dir: str = ""
-    real_repeats: int = 3
-    min_visible: float = 0.3
-    # Detector: continues the shipped weights for a fixed time (ultralytics' `time`).
-    detector_start: str = "models/tallero-cards.pt"
-    detector_minutes: float = 5.0
-    detector_max_epochs: int = 60
-    imgsz_px: int = 640
-    batch: int = 64
-    lr: float = 0.001
-    lrf: float = 0.05
-    warmup_epochs: float = 0.5
-    # Trained weights: the biases start near their rate, not ultralytics' 0.1.
-    warmup_bias_lr: float = 0.01
-    close_mosaic: int = 2
-    loader_workers: int = 12
-    detector_seed: int = 4100
-    # Classifier: fitted anew on truth crops of every scene, or continued from
-    # ``classifier_start`` (a state dict with the same classes and width) when it is set;
-    # not trained at all with 0 epochs.
-    classifier_start: str = ""
-    classifier_epochs: int = 30
-    classifier_batch: int = 256
-    classifier_lr: float = 3e-3
-    classifier_width: int = 24
-    classifier_crop_width_px: int = 32
-    classifier_crop_height_px: int = 48
-    classifier_jitter: float = 0.03
-    classifier_seed: int = 41
 
 
 def _log(out: Path, msg: str) -> None:
@@ -92,33 +44,6 @@ def _log(out: Path, msg: str) -> None:
     print(line, flush=True)
     with (out / "run.log").open("a") as f:
         f.write(line + "\n")
-
-
-# The detector continued on endless card art, hard photos cut into tiles, real photos and
-# stand-in scenes (so nothing is forgotten); the classifier is left as it ships. Seeds
-# 5401-5407: no other set draws them; ``val-endless`` is `vision.train.finetune`'s.
-ART_RECIPE = GpuRecipe(
-    scene_sets=(
-        ("gpu3-standin-mixed", 2000, 5401, "mixed"),
-        ("gpu3-standin-sorted", 800, 5402, "sorted"),
-        ("gpu3-standin-blitz", 400, 5403, "blitz"),
-    ),
-    art_sets=(
-        ("gpu3-endless-mixed", 3500, 5404, "mixed", "endless", 640),
-        ("gpu3-endless-sorted", 1000, 5405, "sorted", "endless", 640),
-        ("gpu3-endless-hard", 400, 5406, "hard", "endless", 1920),
-    ),
-    art_val_sets=(("val-endless", 150, 5199, "mixed", "endless", 640),),
-    real_dir=".gpu/real",
-    real_repeats=5,
-    detector_minutes=5.5,
-    lr=0.0005,
-    lrf=0.05,
-    warmup_epochs=0.2,
-    detector_seed=5400,
-    classifier_epochs=0,
-)
-RECIPES = {"decks": GpuRecipe(), "art": ART_RECIPE}
 
 
 def _draw_scenes(data: Path, recipe: GpuRecipe, workers: int, out: Path) -> None:
@@ -142,15 +67,6 @@ def _draw_scenes(data: Path, recipe: GpuRecipe, workers: int, out: Path) -> None
         if kind == "hard":
             write_tiles(data / name, data / f"{name}-tiles")
         _log(out, f"scenes: {name} {n} (seed {seed}, {kind}, {art}) in {time.time() - t0:.0f} s")
-
-
-def train_folders(recipe: GpuRecipe) -> list[str]:
-    """The detector's training folders (relative to the data folder), repeats included."""
-    folders = [name for name, *_ in recipe.scene_sets]
-    folders += [f"{a[0]}-tiles" if a[3] == "hard" else a[0] for a in recipe.art_sets]
-    if recipe.real_dir:
-        folders += [str(Path(recipe.real_dir).resolve())] * recipe.real_repeats
-    return folders
 
 
 def _read_results_csv(self) -> dict:  # noqa: ANN001
@@ -428,23 +344,6 @@ def _export_detector(run_dir: Path, models: Path, imgsz: int) -> None:
     if onnx_path != models / "tallero-cards.onnx":
         shutil.move(onnx_path, models / "tallero-cards.onnx")
     print(f"exported {models / 'tallero-cards.onnx'}")
-
-
-def parse_sets(text: str) -> tuple[tuple[str, int, int, str], ...]:
-    """``NAME:SCENES:SEED:KIND,...`` as scene sets; ValueError (argparse's message) if bad."""
-    from vision.synth.generate import RECIPE_KINDS
-
-    sets = []
-    for part in text.split(","):
-        fields = part.strip().split(":")
-        if len(fields) != 4 or not fields[0] or not fields[1].isdigit() or not fields[2].isdigit():
-            raise ValueError(f"{part.strip()!r} is not NAME:SCENES:SEED:KIND")
-        if fields[3] not in RECIPE_KINDS:
-            raise ValueError(f"kind {fields[3]!r} is not one of {', '.join(RECIPE_KINDS)}")
-        if int(fields[1]) < 1:
-            raise ValueError(f"{fields[0]}: at least one scene")
-        sets.append((fields[0], int(fields[1]), int(fields[2]), fields[3]))
-    return tuple(sets)
 
 
 def main(argv: list[str] | None = None) -> None:
