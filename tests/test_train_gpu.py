@@ -197,6 +197,41 @@ def test_the_art_recipe_trains_the_detector_alone_on_art_tiles_and_photos(
     assert len(art_seeds) == 6 and not art_seeds & others
 
 
+def test_the_continued_art_recipe_starts_from_its_own_detector_on_seeds_of_its_own(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    from vision.train import gpu as train_gpu
+    from vision.train.finetune import FINETUNE_SETS
+    from vision.train.gpu_recipe import ART_MORE_RECIPE, ART_RECIPE, RECIPES
+
+    seen = {}
+    monkeypatch.setattr(train_gpu, "run", lambda out, data, runs, recipe, *a: seen.update(r=recipe))
+    train_gpu.main(["run", "--out", str(tmp_path), "--recipe", "art-more"])
+    recipe = seen["r"]
+    # The recipe's own start, rate and mosaic close hold unless the command line says else.
+    assert recipe.detector_start == ".gpu/art-detector.pt" != GpuRecipe().detector_start
+    assert (recipe.lr, recipe.close_mosaic) == (ART_MORE_RECIPE.lr, 1)
+    assert recipe.real_repeats == 2 * ART_RECIPE.real_repeats
+    train_gpu.main(["run", "--out", str(tmp_path), "--recipe", "art-more", "--start", "x.pt"])
+    assert seen["r"].detector_start == "x.pt"
+    # No two recipes, nor the finetune sets, draw a seed twice.
+    seeds = [s[2] for r in RECIPES.values() for s in (*r.scene_sets, *r.art_sets)] + [
+        s[2] for s in FINETUNE_SETS
+    ]
+    assert len(seeds) == len(set(seeds))
+
+
+def test_a_continued_art_run_without_its_start_stops_before_drawing(tmp_path: Path):
+    from vision.train.gpu import run
+    from vision.train.gpu_recipe import ART_MORE_RECIPE
+
+    data = tmp_path / "data"
+    recipe = replace(ART_MORE_RECIPE, detector_start=str(tmp_path / "none.pt"))
+    with pytest.raises(FileNotFoundError, match="no detector weights"):
+        run(tmp_path / "run", data, tmp_path / "runs", recipe, "all")
+    assert not data.exists()
+
+
 def test_an_art_run_without_its_real_photos_stops_before_drawing(tmp_path: Path):
     from vision.train.gpu import run
     from vision.train.gpu_recipe import ART_RECIPE

@@ -8,7 +8,9 @@ hours on far fewer scenes; this one spends minutes on many more.
 
 ``--recipe art`` continues the detector alone on endless card art, hard photos cut into
 tiles, real photos (``--real``, the training split as ``python -m vision.train.real_photos
-write`` leaves it) and stand-in scenes.
+write`` leaves it) and stand-in scenes. ``--recipe art-more`` continues that run's
+detector (``--start``, or its ``cards.pt`` copied to ``.gpu/art-detector.pt``) on fresh
+scenes of the same kinds, with more hard tiles and the real photos shown more often.
 
 ``DIR`` receives ``cards.pt`` (the detector's best epoch; ``cards-last.pt`` its last),
 ``cards-results.csv``,
@@ -358,7 +360,8 @@ def main(argv: list[str] | None = None) -> None:
         choices=tuple(RECIPES),
         default="decks",
         help="decks: stand-in scenes, detector and classifier; art: the detector alone on "
-        "endless art, hard tiles and real photos (--real)",
+        "endless art, hard tiles and real photos (--real); art-more: the art recipe's "
+        "detector (--start) continued on fresh scenes of the same kinds",
     )
     r.add_argument("--real", default=None, help="real photos' training folder (art recipe)")
     r.add_argument("--data", type=Path, default=Path("data/gpu"))
@@ -389,11 +392,11 @@ def main(argv: list[str] | None = None) -> None:
         default="all",
         help="detector: continue --start on the scenes already in --data, nothing else",
     )
-    r.add_argument("--start", default=GpuRecipe.detector_start, help="detector weights (.pt)")
+    r.add_argument("--start", default=None, help="detector weights (.pt; the recipe's)")
     r.add_argument("--lr", type=float, default=None)
     r.add_argument("--lrf", type=float, default=None)
     r.add_argument("--warmup-epochs", type=float, default=None)
-    r.add_argument("--close-mosaic", type=int, default=GpuRecipe.close_mosaic)
+    r.add_argument("--close-mosaic", type=int, default=None)
     r.add_argument("--deadline-s", type=float, default=0.0, help="end the run within this")
     e = sub.add_parser("export", help="ONNX files of a finished run")
     e.add_argument("--run", type=Path, required=True)
@@ -420,11 +423,11 @@ def main(argv: list[str] | None = None) -> None:
         art_val_sets=tuple((a[0], scaled(a[1]), *a[2:]) for a in base.art_val_sets),
         real_dir=given(args.real, base.real_dir),
         detector_minutes=given(args.minutes, base.detector_minutes),
-        detector_start=args.start,
+        detector_start=given(args.start, base.detector_start),
         lr=given(args.lr, base.lr),
         lrf=given(args.lrf, base.lrf),
         warmup_epochs=given(args.warmup_epochs, base.warmup_epochs),
-        close_mosaic=args.close_mosaic,
+        close_mosaic=given(args.close_mosaic, base.close_mosaic),
         classifier_epochs=given(args.classifier_epochs, base.classifier_epochs),
         classifier_lr=args.classifier_lr,
         classifier_width=args.classifier_width,

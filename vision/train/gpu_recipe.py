@@ -3,7 +3,7 @@ detector trains on and the scene sets read from the command line."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 
@@ -80,7 +80,31 @@ ART_RECIPE = GpuRecipe(
     detector_seed=5400,
     classifier_epochs=0,
 )
-RECIPES = {"decks": GpuRecipe(), "art": ART_RECIPE}
+# The art recipe's detector continued (its ``cards.pt`` copied to ``detector_start``) on
+# fresh scenes with more hard tiles and the real photos shown twice as often, at a lower
+# rate. Seeds 5410-5416: no other set draws them.
+ART_MORE_RECIPE = replace(
+    ART_RECIPE,
+    scene_sets=(
+        ("gpu4-standin-mixed", 1600, 5411, "mixed"),
+        ("gpu4-standin-sorted", 600, 5412, "sorted"),
+        ("gpu4-standin-blitz", 300, 5413, "blitz"),
+    ),
+    art_sets=(
+        ("gpu4-endless-mixed", 2800, 5414, "mixed", "endless", 640),
+        ("gpu4-endless-sorted", 800, 5415, "sorted", "endless", 640),
+        ("gpu4-endless-hard", 1000, 5416, "hard", "endless", 1920),
+    ),
+    real_repeats=10,
+    detector_start=".gpu/art-detector.pt",
+    detector_minutes=6.0,
+    lr=0.0003,
+    lrf=0.1,
+    warmup_epochs=0.1,
+    close_mosaic=1,
+    detector_seed=5410,
+)
+RECIPES = {"decks": GpuRecipe(), "art": ART_RECIPE, "art-more": ART_MORE_RECIPE}
 
 
 def train_folders(recipe: GpuRecipe) -> list[str]:
