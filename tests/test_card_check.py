@@ -191,3 +191,44 @@ def test_live_frames_are_checked_by_the_live_check_and_photos_by_the_photos_one(
     live = [p["name"] for p in Counter(threads=1, live=True).model_info["parts"]]
     assert "tallero-check.json" in photos and "tallero-check-live.json" not in photos
     assert "tallero-check-live.json" in live and "tallero-check.json" not in live
+
+
+def test_a_refit_with_real_photos_writes_a_live_check_from_the_drawn_scenes_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import replace
+
+    from vision.train import check_fit
+    from vision.train.checks import train_card_check
+    from vision.train.stages import TrainRecipe
+
+    rng = np.random.default_rng(1)
+    drawn = rng.normal(size=(600, len(FEATURES))).astype(np.float32)
+    # Real photos teach the opposite rule: only the photos check may learn it.
+    photos = rng.normal(size=(200, len(FEATURES))).astype(np.float32)
+    rule = F["confidence"]
+    monkeypatch.setattr(check_fit, "proposing_counter", lambda *a, **k: None)
+    monkeypatch.setattr(
+        check_fit, "candidate_table", lambda *a: (drawn, (drawn[:, rule] > 0).astype(np.float32))
+    )
+    monkeypatch.setattr(
+        check_fit,
+        "real_photo_table",
+        lambda *a: (photos, (photos[:, rule] < 0).astype(np.float32)),
+    )
+    models = [tmp_path / n for n in ("cards.onnx", "decks.onnx")]
+    for m in models:
+        m.write_bytes(b"weights")
+    recipe = replace(TrainRecipe(), check_photos=str(tmp_path / "photos"), check_epochs=20)
+    for name, *_ in recipe.check_sets:
+        (tmp_path / "data" / name / "truth").mkdir(parents=True)
+    out = train_card_check(
+        tmp_path / "data", *models, tmp_path / "tallero-check.json", recipe, log=lambda _: None
+    )
+    live = tmp_path / "tallero-check-live.json"
+    notes = {p: json.loads(p.read_text())["trained"] for p in (out, live)}
+    assert notes[live]["candidates"] == 600 and "photos" not in notes[live]
+    assert notes[out]["candidates"] == 600 + 200 * recipe.check_photos_repeat
+    assert notes[out]["photos"]["candidates"] == 200
+    right = {p: ((CardCheck(p).chance(drawn) >= 0.5) == (drawn[:, rule] > 0)).mean() for p in notes}
+    assert right[live] > 0.85 > 0.5 > right[out]

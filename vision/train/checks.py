@@ -10,7 +10,10 @@ from pathlib import Path
 import numpy as np
 
 from scoring.home import file_sha256
+from vision.core.models import DEFAULT_LIVE_CHECK
 from vision.train.stages import TrainRecipe, log_line
+
+LIVE_CHECK_NAME = DEFAULT_LIVE_CHECK.name
 
 
 def require_models(models: tuple[Path, ...], stages: str, scene_dirs: list[Path]) -> None:
@@ -50,8 +53,30 @@ def train_card_check(
     counter = proposing_counter(detector, classifier, settings, threads=recipe.threads)
     x, y = candidate_table(dirs, counter, log)
     log(f"card check: {len(x)} candidates, {int(y.sum())} real cards, {time.time() - t0:.0f} s")
+    notes: dict[str, object] = {
+        "sets": [list(s) for s in recipe.check_sets],
+        "detector_sha256": file_sha256(detector),
+        "classifier_sha256": file_sha256(classifier),
+        "candidate_min_confidence": settings.candidate_min_confidence,
+        "candidate_nms_iou": settings.candidate_nms_iou,
+    }
     photos: dict[str, object] = {}
     if recipe.check_photos is not None:
+        # Live frames keep a check that learned from the drawn scenes alone (docs/history.md,
+        # "The card check refitted with real photos"): fitted here from the same candidates.
+        live = out.with_name(LIVE_CHECK_NAME)
+        fit_check(
+            x,
+            y,
+            live,
+            hidden=recipe.check_hidden,
+            epochs=recipe.check_epochs,
+            seed=recipe.check_seed,
+            threads=recipe.threads,
+            notes=notes,
+            log=log,
+        )
+        log(f"card check: wrote the live frames' check {live}")
         px, py = real_photo_table(Path(recipe.check_photos), counter, "train", log)
         log(f"card check: photos: {len(px)} candidates, {int(py.sum())} real cards")
         x = np.concatenate([x, *[px] * recipe.check_photos_repeat])
@@ -65,14 +90,6 @@ def train_card_check(
                 "repeat": recipe.check_photos_repeat,
             }
         }
-    notes = {
-        "sets": [list(s) for s in recipe.check_sets],
-        **photos,
-        "detector_sha256": file_sha256(detector),
-        "classifier_sha256": file_sha256(classifier),
-        "candidate_min_confidence": settings.candidate_min_confidence,
-        "candidate_nms_iou": settings.candidate_nms_iou,
-    }
     fit_check(
         x,
         y,
@@ -81,7 +98,7 @@ def train_card_check(
         epochs=recipe.check_epochs,
         seed=recipe.check_seed,
         threads=recipe.threads,
-        notes=notes,
+        notes={**notes, **photos},
         log=log,
     )
     log(f"card check: wrote {out} in {time.time() - t0:.0f} s")
