@@ -17,7 +17,7 @@ def test_two_families_give_a_row_each_and_a_summary_of_them(
     monkeypatch.setenv("TALLERO_HOME", str(tmp_path / "elsewhere"))
     families.main(
         [str(tmp_path), "--families", "10000001,10000002", "--n", "2", "--kind", "layout",
-         "--imgsz", "640", "--no-enroll"]
+         "--imgsz", "640", "--no-enroll", "--annotate", str(tmp_path / "worst"), "--worst", "1"]
     )  # fmt: skip
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     rows, summary = lines[:-1], lines[-1]
@@ -36,3 +36,12 @@ def test_two_families_give_a_row_each_and_a_summary_of_them(
     assert summary["worst_decks_lost"] == max(r["decks_lost"] for r in rows)
     # The scenes and the scratch home stay under OUT.
     assert (tmp_path / "family-10000001-4" / "layout" / "truth").is_dir()
+    # The worst scene of each family that counted wrong is drawn, with its errors beside it.
+    for r in rows:
+        drawn = sorted((tmp_path / "worst" / f"family-{r['family']}-4").glob("*"))
+        if r["deck_exact"] == 1:
+            assert not drawn
+            continue
+        assert [p.suffix for p in drawn] == [".jpg", ".json"]
+        why = json.loads(drawn[1].read_text())
+        assert why["wrong"] and any(d["truth"] != d["counted"] for d in why["decks"].values())

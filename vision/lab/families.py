@@ -3,7 +3,7 @@ counted on hard scenes of that family.
 
     python -m vision.lab.families OUT [--families 10000001,...] [--decks 4] [--n 100]
         [--imgsz 1920] [--kind hard] [--model ONNX] [--classifier ONNX] [--check JSON]
-        [--look ONNX] [--no-enroll]
+        [--look ONNX] [--no-enroll] [--annotate DIR [--worst 3]]
 
 For each family: the layout scenes (one card of each deck in a row, drawn 1600 px wide) are
 tried in turn until one enrolls; the family's scenes are drawn; the counter with the
@@ -12,7 +12,8 @@ second run with other models reuses the scenes and profiles. Prints one JSON lin
 family and a last line with the worst and the mean: deck_exact over the decks present
 (``present_deck_exact``), card recall and precision, how often a count given as one number
 is right (``sure_exact``), how often the range holds the truth (``range_covers``), and
-whole decks lost (a deck of 10 or more counted under half).
+whole decks lost (a deck of 10 or more counted under half). ``--annotate DIR`` draws each
+family's worst scenes (most wrong deck counts) as counted, with a JSON of their errors.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import os
 import time
 from pathlib import Path
 from typing import Any
+
+import cv2
 
 from scoring.decks import DECK_IDS
 from scoring.errors import TalleroError
@@ -94,10 +97,17 @@ def count_family(directory: Path, profile: str | None, args: argparse.Namespace)
     ev = Evaluation()
     records: list[tuple[str, dict[str, Any]]] = []
     pairs = 0
+    worst: list[tuple[int, str, dict[str, Any], Any]] = []  # (wrong decks, image, truth, count)
     for truth, count in counted_scenes(directory, counter, args.n):
         ev.add(truth, count)
         pairs += len(truth["decks"])
-        records.extend(("all", r) for r in pair_errors(truth, count.cards, count.ranges))
+        wrong = pair_errors(truth, count.cards, count.ranges)
+        records.extend(("all", r) for r in wrong)
+        if args.annotate and wrong:
+            worst.append((len(wrong), truth["image"], truth, count))
+            worst = sorted(worst, key=lambda w: (-w[0], w[1]))[: args.worst]
+    if args.annotate:
+        write_worst(directory, args.annotate / directory.parent.name, worst)
     figures = ev.to_json()
     why = summarize(records, pairs)
     events = why["events"]
@@ -107,6 +117,31 @@ def count_family(directory: Path, profile: str | None, args: argparse.Namespace)
         "errors_naming": sum(events.get(k, 0) for k in NAMING_ERRORS),
         "pairs_due_only_to": why["pairs_due_only_to"],
     }
+
+
+def write_worst(directory: Path, out: Path, worst: list[tuple[int, str, dict, Any]]) -> None:
+    """The scenes with the most wrong deck counts, drawn with what was counted, and beside
+    each a JSON of every deck's true and counted number and the errors behind it."""
+    from vision.count.annotate import CountAnnotator
+    from vision.lab.count_errors import pair_errors
+
+    out.mkdir(parents=True, exist_ok=True)
+    for rank, (_, image, truth, count) in enumerate(worst, 1):
+        picture = cv2.imread(str(directory / "images" / image))
+        drawn = CountAnnotator().annotate(picture, count)
+        cv2.imwrite(str(out / f"{rank:02d}-{Path(image).stem}.jpg"), drawn)
+        decks = {
+            d: {
+                "truth": int(truth["counts"].get(d, 0)),
+                "counted": count.counts.get(d, 0),
+                "range": list(count.ranges.get(d, ())) or None,
+            }
+            for d in truth["decks"]
+        }
+        why = pair_errors(truth, count.cards, count.ranges)
+        (out / f"{rank:02d}-{Path(image).stem}.json").write_text(
+            json.dumps({"image": image, "decks": decks, "wrong": why}, indent=1)
+        )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -123,6 +158,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--look", type=Path)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--no-enroll", action="store_true", help="count with the built-in decks")
+    ap.add_argument(
+        "--annotate", type=Path, help="draw each family's worst scenes here, with their errors"
+    )
+    ap.add_argument("--worst", type=int, default=3, help="scenes drawn per family (--annotate)")
     args = ap.parse_args(argv)
     os.environ["TALLERO_HOME"] = str((args.out / "home").resolve())
     rows = []
