@@ -254,3 +254,22 @@ def test_a_detector_only_run_exports_the_detector_alone(tmp_path: Path):
     export(out, models)
     assert sorted(p.name for p in models.iterdir()) == ["tallero-cards.onnx", "tallero-cards.pt"]
     assert OnnxDetector(models / "tallero-cards.onnx", threads=1).input_px == 640
+
+
+def test_bare_tables_join_the_training_folders_as_pictures_with_nothing_to_find(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    from vision.train import gpu as train_gpu
+    from vision.train.gpu_recipe import EMPTY_TABLES, train_folders, write_empty_tables
+
+    seen = {}
+    monkeypatch.setattr(train_gpu, "run", lambda out, data, runs, recipe, *a: seen.update(r=recipe))
+    train_gpu.main(["run", "--out", str(tmp_path), "--recipe", "art-more"])
+    assert seen["r"].empty_tables == 0 and EMPTY_TABLES not in train_folders(seen["r"])
+    train_gpu.main(["run", "--out", str(tmp_path), "--recipe", "art-more", "--empty-tables", "3"])
+    assert seen["r"].empty_tables == 3 and EMPTY_TABLES in train_folders(seen["r"])
+    write_empty_tables(tmp_path / EMPTY_TABLES, 3, seed=5)
+    images = sorted((tmp_path / EMPTY_TABLES / "images").glob("*.jpg"))
+    labels = sorted((tmp_path / EMPTY_TABLES / "labels").glob("*.txt"))
+    assert [p.stem for p in images] == [p.stem for p in labels] == ["000000", "000001", "000002"]
+    assert all(p.read_text() == "" for p in labels)

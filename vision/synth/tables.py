@@ -182,3 +182,13 @@ def table_edge(
     rim = (side > -band) & (side <= 0)
     img[rim] *= np.float32(rng.uniform(0.45, 1.35))
     return floor
+
+
+def bare_table(
+    rng: np.random.Generator, kind: str | None = None, width: int = 640, height: int = 480
+) -> np.ndarray:
+    """A table with nothing on it, seen from straight above at a card-table scale (1.5-4 px
+    a mm at 640 px wide: a card 84-224 px long): a picture where no card may be found."""
+    scale = float(rng.uniform(1.5, 4.0)) * width / 640  # image px per table mm
+    H = np.array([[scale, 0, width / 2], [0, scale, height / 2], [0, 0, 1]], np.float64)
+    return render_table(make_tile(rng, kind), Camera(H, width, height, 0.0, 0.0, scale), rng)

@@ -36,7 +36,14 @@ from pathlib import Path
 from typing import TypeVar
 
 from vision.core.models import REPO_DIR
-from vision.train.gpu_recipe import RECIPES, GpuRecipe, parse_sets, train_folders
+from vision.train.gpu_recipe import (
+    EMPTY_TABLES,
+    RECIPES,
+    GpuRecipe,
+    parse_sets,
+    train_folders,
+    write_empty_tables,
+)
 
 T = TypeVar("T")
 
@@ -69,6 +76,9 @@ def _draw_scenes(data: Path, recipe: GpuRecipe, workers: int, out: Path) -> None
         if kind == "hard":
             write_tiles(data / name, data / f"{name}-tiles")
         _log(out, f"scenes: {name} {n} (seed {seed}, {kind}, {art}) in {time.time() - t0:.0f} s")
+    if recipe.empty_tables:
+        write_empty_tables(data / EMPTY_TABLES, recipe.empty_tables, recipe.empty_seed)
+        _log(out, f"scenes: {recipe.empty_tables} bare tables (seed {recipe.empty_seed})")
 
 
 def _read_results_csv(self) -> dict:  # noqa: ANN001
@@ -364,6 +374,9 @@ def main(argv: list[str] | None = None) -> None:
         "detector (--start) continued on fresh scenes of the same kinds",
     )
     r.add_argument("--real", default=None, help="real photos' training folder (art recipe)")
+    r.add_argument(
+        "--empty-tables", type=int, default=None, help="bare tables to train on (no card found)"
+    )
     r.add_argument("--data", type=Path, default=Path("data/gpu"))
     r.add_argument("--runs", type=Path, default=Path("runs"))
     r.add_argument("--minutes", type=float, default=None, help="detector minutes")
@@ -422,6 +435,7 @@ def main(argv: list[str] | None = None) -> None:
         art_sets=tuple((a[0], scaled(a[1]), *a[2:]) for a in base.art_sets),
         art_val_sets=tuple((a[0], scaled(a[1]), *a[2:]) for a in base.art_val_sets),
         real_dir=given(args.real, base.real_dir),
+        empty_tables=given(args.empty_tables, base.empty_tables),
         detector_minutes=given(args.minutes, base.detector_minutes),
         detector_start=given(args.start, base.detector_start),
         lr=given(args.lr, base.lr),

@@ -27,6 +27,10 @@ class GpuRecipe:
     # only), shown this many times an epoch; "" for none.
     real_dir: str = ""
     real_repeats: int = 3
+    # Bare tables (`vision.synth.tables.bare_table`, seed ``empty_seed``), no card on them:
+    # pictures where nothing may be found (stripes and dots are no rows of cards).
+    empty_tables: int = 0
+    empty_seed: int = 5417
     min_visible: float = 0.3
     # Detector: continues the shipped weights for a fixed time (ultralytics' `time`).
     detector_start: str = "models/tallero-cards.pt"
@@ -107,10 +111,30 @@ ART_MORE_RECIPE = replace(
 RECIPES = {"decks": GpuRecipe(), "art": ART_RECIPE, "art-more": ART_MORE_RECIPE}
 
 
+EMPTY_TABLES = "empty-tables"  # the bare tables' folder under the data folder
+
+
+def write_empty_tables(folder: Path, n: int, seed: int) -> None:
+    """``n`` bare-table pictures with empty label files (ultralytics' background images)."""
+    import cv2
+    import numpy as np
+
+    from vision.synth.tables import bare_table
+
+    rng = np.random.default_rng(seed)
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    (folder / "labels").mkdir(parents=True, exist_ok=True)
+    for k in range(n):
+        cv2.imwrite(str(folder / "images" / f"{k:06d}.jpg"), bare_table(rng))
+        (folder / "labels" / f"{k:06d}.txt").write_text("")
+
+
 def train_folders(recipe: GpuRecipe) -> list[str]:
     """The detector's training folders (relative to the data folder), repeats included."""
     folders = [name for name, *_ in recipe.scene_sets]
     folders += [f"{a[0]}-tiles" if a[3] == "hard" else a[0] for a in recipe.art_sets]
+    if recipe.empty_tables:
+        folders.append(EMPTY_TABLES)
     if recipe.real_dir:
         folders += [str(Path(recipe.real_dir).resolve())] * recipe.real_repeats
     return folders
