@@ -60,15 +60,12 @@ def train_card_check(
         "candidate_min_confidence": settings.candidate_min_confidence,
         "candidate_nms_iou": settings.candidate_nms_iou,
     }
-    photos: dict[str, object] = {}
-    if recipe.check_photos is not None:
-        # Live frames keep a check that learned from the drawn scenes alone (docs/history.md,
-        # "The card check refitted with real photos"): fitted here from the same candidates.
-        live = out.with_name(LIVE_CHECK_NAME)
+
+    def fit(x: np.ndarray, y: np.ndarray, path: Path, notes: dict[str, object]) -> None:
         fit_check(
             x,
             y,
-            live,
+            path,
             hidden=recipe.check_hidden,
             epochs=recipe.check_epochs,
             seed=recipe.check_seed,
@@ -76,6 +73,13 @@ def train_card_check(
             notes=notes,
             log=log,
         )
+
+    photos: dict[str, object] = {}
+    if recipe.check_photos is not None:
+        # Live frames keep a check that learned from the drawn scenes alone (docs/history.md,
+        # "The card check refitted with real photos"): fitted here from the same candidates.
+        live = out.with_name(LIVE_CHECK_NAME)
+        fit(x, y, live, notes)
         log(f"card check: wrote the live frames' check {live}")
         px, py = real_photo_table(Path(recipe.check_photos), counter, "train", log)
         log(f"card check: photos: {len(px)} candidates, {int(py.sum())} real cards")
@@ -90,17 +94,7 @@ def train_card_check(
                 "repeat": recipe.check_photos_repeat,
             }
         }
-    fit_check(
-        x,
-        y,
-        out,
-        hidden=recipe.check_hidden,
-        epochs=recipe.check_epochs,
-        seed=recipe.check_seed,
-        threads=recipe.threads,
-        notes={**notes, **photos},
-        log=log,
-    )
+    fit(x, y, out, {**notes, **photos})
     log(f"card check: wrote {out} in {time.time() - t0:.0f} s")
     return out
 
