@@ -221,24 +221,21 @@ def test_the_continued_art_recipe_starts_from_its_own_detector_on_seeds_of_its_o
     assert len(seeds) == len(set(seeds))
 
 
-def test_a_continued_art_run_without_its_start_stops_before_drawing(tmp_path: Path):
+@pytest.mark.parametrize(
+    ("missing", "says"),
+    [("detector_start", "no detector weights"), ("real_dir", "no real photos")],
+)
+def test_an_art_run_without_what_it_builds_on_stops_before_drawing(
+    tmp_path: Path, missing: str, says: str
+):
     from vision.train.gpu import run
-    from vision.train.gpu_recipe import ART_MORE_RECIPE
+    from vision.train.gpu_recipe import ART_MORE_RECIPE, ART_RECIPE
 
+    # The continued recipe's start weights; the first recipe's real photos.
+    base = ART_MORE_RECIPE if missing == "detector_start" else ART_RECIPE
     data = tmp_path / "data"
-    recipe = replace(ART_MORE_RECIPE, detector_start=str(tmp_path / "none.pt"))
-    with pytest.raises(FileNotFoundError, match="no detector weights"):
-        run(tmp_path / "run", data, tmp_path / "runs", recipe, "all")
-    assert not data.exists()
-
-
-def test_an_art_run_without_its_real_photos_stops_before_drawing(tmp_path: Path):
-    from vision.train.gpu import run
-    from vision.train.gpu_recipe import ART_RECIPE
-
-    data = tmp_path / "data"
-    recipe = replace(ART_RECIPE, real_dir=str(tmp_path / "nowhere"))
-    with pytest.raises(FileNotFoundError, match="no real photos"):
+    recipe = replace(base, **{missing: str(tmp_path / "nowhere")})
+    with pytest.raises(FileNotFoundError, match=says):
         run(tmp_path / "run", data, tmp_path / "runs", recipe, "all")
     assert not data.exists()
 

@@ -97,14 +97,15 @@ def count_family(directory: Path, profile: str | None, args: argparse.Namespace)
     ev = Evaluation()
     records: list[tuple[str, dict[str, Any]]] = []
     pairs = 0
-    worst: list[tuple[int, str, dict[str, Any], Any]] = []  # (wrong decks, image, truth, count)
+    # (wrong decks, image, truth, count, the errors behind them)
+    worst: list[tuple[int, str, dict[str, Any], Any, list[dict[str, Any]]]] = []
     for truth, count in counted_scenes(directory, counter, args.n):
         ev.add(truth, count)
         pairs += len(truth["decks"])
         wrong = pair_errors(truth, count.cards, count.ranges)
         records.extend(("all", r) for r in wrong)
         if args.annotate and wrong:
-            worst.append((len(wrong), truth["image"], truth, count))
+            worst.append((len(wrong), truth["image"], truth, count, wrong))
             worst = sorted(worst, key=lambda w: (-w[0], w[1]))[: args.worst]
     if args.annotate:
         write_worst(directory, args.annotate / directory.parent.name, worst)
@@ -119,14 +120,15 @@ def count_family(directory: Path, profile: str | None, args: argparse.Namespace)
     }
 
 
-def write_worst(directory: Path, out: Path, worst: list[tuple[int, str, dict, Any]]) -> None:
+def write_worst(
+    directory: Path, out: Path, worst: list[tuple[int, str, dict, Any, list[dict[str, Any]]]]
+) -> None:
     """The scenes with the most wrong deck counts, drawn with what was counted, and beside
     each a JSON of every deck's true and counted number and the errors behind it."""
     from vision.count.annotate import CountAnnotator
-    from vision.lab.count_errors import pair_errors
 
     out.mkdir(parents=True, exist_ok=True)
-    for rank, (_, image, truth, count) in enumerate(worst, 1):
+    for rank, (_, image, truth, count, why) in enumerate(worst, 1):
         picture = cv2.imread(str(directory / "images" / image))
         drawn = CountAnnotator().annotate(picture, count)
         cv2.imwrite(str(out / f"{rank:02d}-{Path(image).stem}.jpg"), drawn)
@@ -138,7 +140,6 @@ def write_worst(directory: Path, out: Path, worst: list[tuple[int, str, dict, An
             }
             for d in truth["decks"]
         }
-        why = pair_errors(truth, count.cards, count.ranges)
         (out / f"{rank:02d}-{Path(image).stem}.json").write_text(
             json.dumps({"image": image, "decks": decks, "wrong": why}, indent=1)
         )
