@@ -208,6 +208,14 @@ def train(
             "stage learns from too (the shipped check: ../shared/real-photos/images).",
         ),
     ] = None,
+    check_bare: Annotated[
+        int,
+        typer.Option(
+            "--check-bare",
+            help="Tables with nothing on them whose every find the card-check stage learns "
+            "is not a card (0: none).",
+        ),
+    ] = 0,
 ) -> None:
     """Reproduce the shipped models: scenes, detector, deck classifier, ONNX export, card check
     and card look.
@@ -221,8 +229,11 @@ def train(
         raise UsageError(f"--stage must be all or one of {', '.join(STAGES)}")
     if check_photos is not None and not check_photos.is_dir():
         raise UsageError(f"--check-photos {check_photos}: no such folder")
+    if check_bare < 0:
+        raise UsageError(f"--check-bare {check_bare}: must be 0 or more")
     recipe = TrainRecipe(
         check_photos=str(check_photos) if check_photos is not None else None,
+        check_bare_tables=check_bare,
         train_images=images,
         epochs=epochs,
         refine_epochs=refine_epochs,

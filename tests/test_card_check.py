@@ -232,3 +232,53 @@ def test_a_refit_with_real_photos_writes_a_live_check_from_the_drawn_scenes_alon
     assert notes[out]["photos"]["candidates"] == 200
     right = {p: ((CardCheck(p).chance(drawn) >= 0.5) == (drawn[:, rule] > 0)).mean() for p in notes}
     assert right[live] > 0.85 > 0.5 > right[out]
+
+
+def test_bare_tables_join_both_checks_as_wrong_finds_and_the_drawn_table_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import replace
+
+    from vision.train import check_fit
+    from vision.train.checks import train_card_check
+    from vision.train.stages import TrainRecipe
+
+    rng = np.random.default_rng(2)
+    drawn = rng.normal(size=(600, len(FEATURES))).astype(np.float32)
+    bare = rng.normal(size=(150, len(FEATURES))).astype(np.float32)
+    rule = F["confidence"]
+    built: list[list[str]] = []
+
+    def table(dirs: list[Path], *_: object) -> tuple[np.ndarray, np.ndarray]:
+        built.append([d.name for d in dirs])
+        if dirs[0].name.startswith("bare-tables"):
+            assert len(list((dirs[0] / "truth").glob("*.json"))) == 4
+            return bare, np.zeros(len(bare), np.float32)
+        return drawn, (drawn[:, rule] > 0).astype(np.float32)
+
+    monkeypatch.setattr(check_fit, "proposing_counter", lambda *a, **k: None)
+    monkeypatch.setattr(check_fit, "candidate_table", table)
+    monkeypatch.setattr(
+        check_fit, "real_photo_table", lambda *a: (drawn[:10], np.ones(10, np.float32))
+    )
+    models = [tmp_path / n for n in ("cards.onnx", "decks.onnx")]
+    for m in models:
+        m.write_bytes(b"weights")
+    recipe = replace(
+        TrainRecipe(), check_photos=str(tmp_path / "p"), check_bare_tables=4, check_epochs=5
+    )
+    data = tmp_path / "data"
+    for name, *_ in recipe.check_sets:
+        (data / name / "truth").mkdir(parents=True)
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        train_card_check(data, *models, tmp_path / run / "tallero-check.json", recipe, log=print)
+    # The drawn scenes' candidates were proposed once; the second fit read them back.
+    drawn_sets = [d for d in built if not d[0].startswith("bare")]
+    assert len(drawn_sets) == 1 and (data / "card-check-table.npz").is_file()
+    for name in ("tallero-check.json", "tallero-check-live.json"):
+        notes = json.loads((tmp_path / "b" / name).read_text())["trained"]
+        assert notes["bare_tables"]["candidates"] == 150
+        assert notes["bare_tables"]["seed"] == recipe.check_bare_seed
+    live = json.loads((tmp_path / "b" / "tallero-check-live.json").read_text())["trained"]
+    assert live["candidates"] == 600 + 150 and live["real_cards"] == int((drawn[:, rule] > 0).sum())

@@ -43,3 +43,19 @@ def test_a_striped_cloth_with_no_card_on_it_counts_no_card() -> None:
         assert ok
     count = Counter(threads=2).count(frame, name="stripes")
     assert len(count.cards) == 0 and sum(count.counts.values()) == 0
+
+
+def test_a_bare_table_set_is_scenes_with_no_card_and_the_decks_in_play(tmp_path: Path) -> None:
+    from vision.evaluate.metrics import truth_quads
+    from vision.synth.generate import write_bare_tables
+
+    write_bare_tables(tmp_path / "a", 4, seed=3, kind_p=(0.0, 0.0, 0.0, 1.0))
+    write_bare_tables(tmp_path / "b", 4, seed=3, kind_p=(0.0, 0.0, 0.0, 1.0))
+    truths = [json.loads(p.read_text()) for p in sorted((tmp_path / "a" / "truth").iterdir())]
+    assert [t["table"] for t in truths] == ["tablecloth"] * 4
+    assert [len(t["decks"]) for t in truths] == [4, 8, 4, 8]
+    assert all(truth_quads(t).shape == (0, 4, 2) and not any(t["counts"].values()) for t in truths)
+    assert all((tmp_path / "a" / "labels" / f"{k:06d}.txt").read_text() == "" for k in range(4))
+    for k in range(4):  # one seed, one set of pictures
+        name = f"images/{k:06d}.jpg"
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()

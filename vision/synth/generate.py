@@ -16,13 +16,15 @@ from typing import Any
 import cv2
 import numpy as np
 
+from scoring.decks import CLASSIC, DECKS
 from vision.synth.art import ArtPool, check_style, is_registered, load_style
 from vision.synth.art_family import ENDLESS, FAMILY_PREFIX, endless_family, parse_family
 from vision.synth.labels import CLASS_NAMES, obb_lines, truth
 from vision.synth.photo_hard import hard_camera, hard_frame
 from vision.synth.plans import KINDS, Plan, make_plan
 from vision.synth.scene import Rendered, fit_plan, render
-from vision.synth.tables import make_tile
+from vision.synth.tables import KINDS as TABLE_KINDS
+from vision.synth.tables import bare_table, make_tile
 
 RECIPE_KINDS = (*KINDS, "mixed")
 POOL_BLOCK = 1000  # scenes sharing one pool of pre-rendered art and table tiles
@@ -175,6 +177,49 @@ def write_scene(out_dir: Path, opts: SceneOptions, index: int) -> dict[str, Any]
     (out_dir / "labels" / f"{stem}.txt").write_text("".join(f"{ln}\n" for ln in obb_lines(rec)))
     (out_dir / "truth" / f"{stem}.json").write_text(json.dumps(rec, separators=(",", ":")))
     return {"kind": rec["kind"], "cards": len(rec["cards"])}
+
+
+def write_bare_tables(
+    out_dir: Path,
+    n: int,
+    seed: int,
+    kind_p: tuple[float, ...] | None = None,
+    decks: tuple[tuple[str, ...], ...] = (
+        tuple(d.id for d in CLASSIC),
+        tuple(d.id for d in DECKS),
+    ),
+) -> Path:
+    """``n`` tables with nothing on them (`vision.synth.tables.bare_table`), 640x480, as a
+    scene set: images, empty OBB label files (ultralytics' background images) and truth
+    JSON with no card, so any card found on one is a wrong find.
+
+    ``kind_p``: the chance of each table kind (`vision.synth.tables.KINDS` order); None:
+    `make_tile`'s own mix. Picture ``k`` says the decks ``decks[k % len(decks)]`` are in
+    play. Returns ``out_dir``.
+    """
+    rng = np.random.default_rng(seed)
+    out_dir = Path(out_dir)
+    for sub in ("images", "labels", "truth"):
+        (out_dir / sub).mkdir(parents=True, exist_ok=True)
+    for k in range(n):
+        kind = None if kind_p is None else str(rng.choice(TABLE_KINDS, p=kind_p))
+        stem = f"{k:06d}"
+        cv2.imwrite(str(out_dir / "images" / f"{stem}.jpg"), bare_table(rng, kind))
+        (out_dir / "labels" / f"{stem}.txt").write_text("")
+        in_play = list(decks[k % len(decks)])
+        rec = {
+            "image": f"{stem}.jpg",
+            "size": [640, 480],
+            "seed": seed,
+            "index": k,
+            "kind": "bare",
+            "table": kind or "any",
+            "decks": in_play,
+            "cards": [],
+            "counts": dict.fromkeys(in_play, 0),
+        }
+        (out_dir / "truth" / f"{stem}.json").write_text(json.dumps(rec, separators=(",", ":")))
+    return out_dir
 
 
 def _work(args: tuple[Path, SceneOptions, int]) -> dict[str, Any]:

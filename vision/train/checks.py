@@ -36,12 +36,14 @@ def train_card_check(
 ) -> Path:
     """Fit the card check on the shipped models' candidates in the fresh scenes."""
     from vision.core.settings import VisionSettings
+    from vision.synth.generate import write_bare_tables
     from vision.train.check_fit import (
         candidate_table,
         fit_check,
         proposing_counter,
         real_photo_table,
     )
+    from vision.train.look_fit import cached_table
 
     if out.exists():
         log(f"card check: already trained ({out})")
@@ -51,8 +53,6 @@ def train_card_check(
     settings = VisionSettings()
     t0 = time.time()
     counter = proposing_counter(detector, classifier, settings, threads=recipe.threads)
-    x, y = candidate_table(dirs, counter, log)
-    log(f"card check: {len(x)} candidates, {int(y.sum())} real cards, {time.time() - t0:.0f} s")
     notes: dict[str, object] = {
         "sets": [list(s) for s in recipe.check_sets],
         "detector_sha256": file_sha256(detector),
@@ -60,6 +60,32 @@ def train_card_check(
         "candidate_min_confidence": settings.candidate_min_confidence,
         "candidate_nms_iou": settings.candidate_nms_iou,
     }
+    x, y = cached_table(
+        data_root / "card-check-table.npz",
+        notes,
+        lambda: candidate_table(dirs, counter, log),
+        log,
+        names=("facts", "labels"),
+        what="card check",
+    )
+    log(f"card check: {len(x)} candidates, {int(y.sum())} real cards, {time.time() - t0:.0f} s")
+    if recipe.check_bare_tables:
+        # Every candidate on a bare table is a wrong find: stripes and checks the detector
+        # takes for rows of cards (docs/history.md).
+        bare = data_root / f"bare-tables-{recipe.check_bare_seed}"
+        if not (bare / "truth").is_dir():
+            write_bare_tables(
+                bare, recipe.check_bare_tables, recipe.check_bare_seed, recipe.check_bare_kind_p
+            )
+        bx, by = candidate_table([bare], counter, log)
+        log(f"card check: bare tables: {len(bx)} candidates")
+        x, y = np.concatenate([x, bx]), np.concatenate([y, by])
+        notes["bare_tables"] = {
+            "tables": recipe.check_bare_tables,
+            "seed": recipe.check_bare_seed,
+            "kind_p": list(recipe.check_bare_kind_p),
+            "candidates": int(len(bx)),
+        }
 
     def fit(x: np.ndarray, y: np.ndarray, path: Path, notes: dict[str, object]) -> None:
         fit_check(

@@ -116,17 +116,9 @@ EMPTY_TABLES = "empty-tables"  # the bare tables' folder under the data folder
 
 def write_empty_tables(folder: Path, n: int, seed: int) -> None:
     """``n`` bare-table pictures with empty label files (ultralytics' background images)."""
-    import cv2
-    import numpy as np
+    from vision.synth.generate import write_bare_tables
 
-    from vision.synth.tables import bare_table
-
-    rng = np.random.default_rng(seed)
-    (folder / "images").mkdir(parents=True, exist_ok=True)
-    (folder / "labels").mkdir(parents=True, exist_ok=True)
-    for k in range(n):
-        cv2.imwrite(str(folder / "images" / f"{k:06d}.jpg"), bare_table(rng))
-        (folder / "labels" / f"{k:06d}.txt").write_text("")
+    write_bare_tables(folder, n, seed)
 
 
 def train_folders(recipe: GpuRecipe) -> list[str]:

@@ -65,12 +65,14 @@ def look_table(
 def cached_table(
     path: Path,
     key: dict,
-    build: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]],
+    build: Callable[[], tuple[np.ndarray, ...]],
     log: Callable[[str], None] = print,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The look's table from ``path`` when it was built for ``key``, else built and saved.
+    names: tuple[str, ...] = ("crops", "facts", "labels"),
+    what: str = "card look",
+) -> tuple[np.ndarray, ...]:
+    """The arrays ``names`` from ``path`` when they were built for ``key``, else built and saved.
 
-    Building the table (proposing, checking and cropping thousands of scenes) takes far
+    Building a table (proposing, checking and cropping thousands of scenes) takes far
     longer than fitting, so a refit with other epochs reuses it; any change of models,
     scene sets or crop shape (all in ``key``) builds it again.
     """
@@ -79,16 +81,16 @@ def cached_table(
     if path.is_file():
         with np.load(path) as saved:
             if str(saved["key"]) == stamp:
-                log(f"card look: reusing the table in {path}")
-                return saved["crops"], saved["facts"], saved["labels"]
-        log(f"card look: {path} was built for other models or scenes; building again")
-    crops, facts, labels = build()
+                log(f"{what}: reusing the table in {path}")
+                return tuple(saved[name] for name in names)
+        log(f"{what}: {path} was built for other models or scenes; building again")
+    arrays = build()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
-        np.savez(fh, key=np.array(stamp), crops=crops, facts=facts, labels=labels)
+        np.savez(fh, key=np.array(stamp), **dict(zip(names, arrays, strict=True)))
     tmp.replace(path)
-    return crops, facts, labels
+    return arrays
 
 
 def _net(n_facts: int, mean: np.ndarray, scale: np.ndarray):  # noqa: ANN202

@@ -68,6 +68,11 @@ class TrainRecipe:
     # join the check's, each photo's repeated this many times; None: drawn scenes alone.
     check_photos: str | None = None
     check_photos_repeat: int = 10
+    # Tables with nothing on them (`vision.synth.generate.write_bare_tables`, this seed,
+    # half of them tablecloths) whose every candidate is a wrong find: 0 leaves them out.
+    check_bare_tables: int = 0
+    check_bare_seed: int = 1190
+    check_bare_kind_p: tuple[float, ...] = (0.2, 0.15, 0.15, 0.5)
     check_hidden: tuple[int, ...] = (64, 32)
     check_epochs: int = 40
     check_seed: int = 0
