@@ -55,7 +55,42 @@ def test_a_box_on_the_card_lies_on_edges_and_a_shifted_one_does_not() -> None:
     off = edge_features(gray, shifted)[0]
     assert on[0] > 2 * off[0]  # the two strongest sides
     assert on[1] > off[1]  # the weakest side
-    assert edge_features(gray, np.zeros((0, 4, 2), np.float32)).shape == (0, 4)
+    assert edge_features(gray, np.zeros((0, 4, 2), np.float32)).shape == (0, 6)
+
+
+def test_a_box_across_a_stripe_as_wide_as_a_card_has_no_long_side_on_an_edge() -> None:
+    """A light stripe 60 px wide on a dark cloth: a 60 x 40 box lying across it has its
+    short sides on the stripe's edges and its long sides on nothing; the card has both."""
+    gray = np.full((200, 200), 40, np.uint8)
+    gray[:, 70:130] = 220
+    across = boxes((100, 100, 60, 40, 0))
+    card_gray, card = table_with_card()
+    stripe = edge_features(gray, across)[0]
+    on_card = edge_features(card_gray, card)[0]
+    long, short = FEATURES.index("edge_long_sides"), FEATURES.index("edge_short_sides")
+    edge_long, edge_short = 4, 5
+    assert stripe[edge_short] > 0.5 and stripe[edge_long] < 0.05
+    assert on_card[edge_long] > 0.5 and on_card[edge_short] > 0.5
+    facts = features_of(across, [0.9], gray)[0]
+    assert facts[long] < 0.05 < 0.5 < facts[short]
+
+
+def test_a_check_fitted_before_a_fact_was_added_reads_the_facts_it_knows(tmp_path: Path) -> None:
+    shipped = json.loads((Path(__file__).parents[1] / "models" / "tallero-check.json").read_text())
+    older = CardCheck(Path(__file__).parents[1] / "models" / "tallero-check.json")
+    assert older.columns == [FEATURES.index(n) for n in shipped["features"]]
+    facts = np.random.default_rng(0).normal(size=(5, len(FEATURES)))
+    reordered = dict(shipped, features=shipped["features"][::-1])
+    reordered["mean"], reordered["scale"] = shipped["mean"][::-1], shipped["scale"][::-1]
+    first = reordered["layers"][0]
+    first = dict(first, weight=[row[::-1] for row in first["weight"]])
+    reordered["layers"] = [first, *reordered["layers"][1:]]
+    path = tmp_path / "check.json"
+    path.write_text(json.dumps(reordered))
+    np.testing.assert_allclose(CardCheck(path).chance(facts), older.chance(facts), atol=1e-9)
+    path.write_text(json.dumps(dict(shipped, features=[*shipped["features"][:-1], "no_such"])))
+    with pytest.raises(ModelError, match="other features"):
+        CardCheck(path)
 
 
 def test_a_crossing_second_box_is_seen_against_the_stronger_one() -> None:

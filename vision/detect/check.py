@@ -58,7 +58,18 @@ FEATURES = (
     "edge_peak_best_sides",
     "edge_peak_worst_side",
     "inside_image",
+    "edge_long_sides",
+    "edge_short_sides",
 )
+
+
+def feature_columns(names: tuple[str, ...], path: Path) -> list[int]:
+    """Where a model's facts (``names``, in its order) are in `FEATURES`; a model fitted
+    before a fact was added reads only the facts it knows. ModelError for an unknown one."""
+    unknown = [name for name in names if name not in FEATURES]
+    if unknown or len(set(names)) != len(names):
+        raise ModelError(f"{path}: made for other features than this Tallero reads")
+    return [FEATURES.index(name) for name in names]
 
 
 def _long_axis_deg(corners: np.ndarray) -> np.ndarray:
@@ -82,18 +93,21 @@ EDGE_CARD_LONG_SIDE_PX = 56.0
 
 
 def edge_features(gray: np.ndarray, corners: np.ndarray, scale: float = 1.0) -> np.ndarray:
-    """``(n, 4)`` how well each quad's sides lie on edges of the image.
+    """``(n, 6)`` how well each quad's sides lie on edges of the image.
 
     For each side, the image gradient across it is sampled along its middle 70%: on the
     side itself and a little inside and outside. A real card's uncovered sides lie on a
     step in brightness (its edge); a misplaced box's sides cut across card faces. Returns
     the mean strength of the two strongest sides, the weakest side's, and the same two for
-    the step's sharpness (on the side minus beside it); strengths are relative to the
-    image's 90th percentile gradient.
+    the step's sharpness (on the side minus beside it); then the mean strength of the two
+    long sides and of the two short sides. A card, even one showing a sliver, has a long
+    side on its own edge; a stripe of a tablecloth as wide as a card is long, has edges
+    only where the stripe ends a box across it, and none along the box's long sides.
+    Strengths are relative to the image's 90th percentile gradient.
     """
     n = len(corners)
     if n == 0:
-        return np.zeros((0, 4), np.float32)
+        return np.zeros((0, 6), np.float32)
     g: np.ndarray = np.asarray(gray, np.float32)
     if scale < 1.0:
         g = cv2.resize(g, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -126,12 +140,17 @@ def edge_features(gray: np.ndarray, corners: np.ndarray, scale: float = 1.0) -> 
     beside = np.median(np.maximum(proj[..., 0], proj[..., 2]), axis=2)
     on_sorted = np.sort(on, axis=1)
     sharp_sorted = np.sort(on - beside, axis=1)
+    # Sides 0 and 2 are opposite, as are 1 and 3.
+    first_long = length[:, 0, 0] >= length[:, 1, 0]
+    pairs = np.stack([on[:, [0, 2]].mean(axis=1), on[:, [1, 3]].mean(axis=1)], axis=1)
     return np.stack(
         [
             on_sorted[:, 2:].mean(axis=1),
             on_sorted[:, 0],
             sharp_sorted[:, 2:].mean(axis=1),
             sharp_sorted[:, 0],
+            np.where(first_long, pairs[:, 0], pairs[:, 1]),
+            np.where(first_long, pairs[:, 1], pairs[:, 0]),
         ],
         axis=1,
     ).astype(np.float32)
@@ -231,6 +250,8 @@ def candidate_features(
         "edge_peak_best_sides": edges[:, 2],
         "edge_peak_worst_side": edges[:, 3],
         "inside_image": inside,
+        "edge_long_sides": edges[:, 4],
+        "edge_short_sides": edges[:, 5],
     }
     return np.column_stack([columns[name] for name in FEATURES]).astype(np.float32)
 
@@ -238,9 +259,9 @@ def candidate_features(
 class CardCheck:
     """The chance that each candidate is a real card: a small MLP read from JSON.
 
-    The file holds ``features`` (names, must equal `FEATURES`), ``mean`` and ``scale`` (the
-    features' standardisation) and ``layers``: a list of ``{"weight": [[...]], "bias":
-    [...]}``, ReLU between them, a sigmoid on the single output.
+    The file holds ``features`` (names, each one of `FEATURES`: the facts it reads),
+    ``mean`` and ``scale`` (their standardisation) and ``layers``: a list of
+    ``{"weight": [[...]], "bias": [...]}``, ReLU between them, a sigmoid on the single output.
     """
 
     def __init__(self, path: Path) -> None:
@@ -258,21 +279,22 @@ class CardCheck:
             ]
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ModelError(f"{self.path}: not a usable card check model ({exc})") from None
-        if names != FEATURES:
-            raise ModelError(f"{self.path}: made for other features than this Tallero reads")
-        width = len(FEATURES)
+        self.columns = feature_columns(names, self.path)
+        if not self.layers:
+            raise ModelError(f"{self.path}: no layers")
+        width = len(names)
         for weight, bias in self.layers:
             if weight.ndim != 2 or weight.shape[1] != width or bias.shape != (weight.shape[0],):
                 raise ModelError(f"{self.path}: layer shapes do not chain")
             width = weight.shape[0]
-        if width != 1 or self.mean.shape != (len(FEATURES),) or self.scale.shape != self.mean.shape:
+        if width != 1 or self.mean.shape != (len(names),) or self.scale.shape != self.mean.shape:
             raise ModelError(f"{self.path}: layer shapes do not chain")
         self.sha256 = file_sha256(self.path)
         self.name = self.path.stem
 
     def chance(self, features: np.ndarray) -> np.ndarray:
         """``(n,)`` probability that each candidate is a real card."""
-        x = (np.asarray(features, np.float64) - self.mean) / self.scale
+        x = (np.asarray(features, np.float64)[:, self.columns] - self.mean) / self.scale
         for k, (weight, bias) in enumerate(self.layers):
             x = x @ weight.T + bias
             if k < len(self.layers) - 1:

@@ -24,7 +24,7 @@ from scoring.home import file_sha256
 from vision.core.geometry import widened
 from vision.core.onnx import cpu_session
 from vision.core.rectify import CardRectifier, to_blob
-from vision.detect.check import FEATURES
+from vision.detect.check import feature_columns
 
 TASK = "tallero-card-look"
 
@@ -40,10 +40,11 @@ class CardLook:
     """The exported look (ONNX): crops and facts in, the chance of a real card out.
 
     Inputs ``crops`` ``(n, 3, h, w)`` float32 in [0, 1] (BGR, the widened candidate
-    rectified upright) and ``facts`` ``(n, len(FEATURES) + 1)``: the check's facts and its
-    logit, unscaled (the model standardises them). Output ``chance`` ``(n,)``. Metadata:
-    ``features``, ``crop_width_px``, ``crop_height_px``, ``margin``, ``band_low``,
-    ``band_high``.
+    rectified upright) and ``facts`` ``(n, len(features) + 1)``: the check's facts it was
+    fitted on (named in its metadata ``features``, each one of `vision.detect.check.FEATURES`)
+    and the check's logit, unscaled (the model standardises them). Output ``chance``
+    ``(n,)``. Metadata: ``features``, ``crop_width_px``, ``crop_height_px``, ``margin``,
+    ``band_low``, ``band_high``.
     """
 
     def __init__(self, path: Path, threads: int | None = None) -> None:
@@ -64,8 +65,7 @@ class CardLook:
             raise
         except Exception as exc:  # onnxruntime and json raise untyped errors
             raise ModelError(f"{self.path}: not a usable card look model ({exc})") from None
-        if features != FEATURES:
-            raise ModelError(f"{self.path}: made for other card facts than this Tallero reads")
+        self.columns = feature_columns(features, self.path)
         self.sha256 = file_sha256(self.path)
         self.name = self.path.stem
 
@@ -83,7 +83,8 @@ class CardLook:
         """``(n,)`` the look's chance for crops, the check's facts and the check's chance."""
         if not len(crops_bgr):
             return np.zeros(0, np.float64)
-        x = np.column_stack([np.asarray(facts, np.float64), logit(chance)]).astype(np.float32)
+        facts = np.asarray(facts, np.float64)[:, self.columns]
+        x = np.column_stack([facts, logit(chance)]).astype(np.float32)
         out = self.session.run(["chance"], {"crops": to_blob(crops_bgr), "facts": x})[0]
         return np.asarray(out, np.float64).reshape(-1)
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from scoring.home import file_sha256
 from vision.core.models import DEFAULT_LIVE_CHECK
+from vision.detect.check import FEATURES
 from vision.train.stages import TrainRecipe, log_line
 
 LIVE_CHECK_NAME = DEFAULT_LIVE_CHECK.name
@@ -62,7 +63,7 @@ def train_card_check(
     }
     x, y = cached_table(
         data_root / "card-check-table.npz",
-        notes,
+        {**notes, "features": list(FEATURES)},
         lambda: candidate_table(dirs, counter, log),
         log,
         names=("facts", "labels"),
@@ -162,7 +163,10 @@ def train_card_look(
         return look_table(dirs, counter, CardCheck(check), shape, log)
 
     crops, facts, labels = cached_table(
-        data_root / "card-look-table.npz", {**notes, "shape": asdict(shape)}, build, log
+        data_root / "card-look-table.npz",
+        {**notes, "shape": asdict(shape), "features": list(FEATURES)},
+        build,
+        log,
     )
     took = time.time() - t0
     log(f"card look: {len(labels)} candidates in the band, {int(labels.sum())} cards, {took:.0f} s")
