@@ -62,3 +62,12 @@ def test_unknown_stage_is_one_clear_line(tallero, tmp_path: Path) -> None:  # no
     assert "--stage must be all or one of" in result.err
     assert "detector-polish" in result.err
     assert len(result.err.strip().splitlines()) == 1
+
+
+def test_a_negative_number_of_bare_tables_is_one_clear_line(tallero, tmp_path: Path) -> None:  # noqa: ANN001
+    result = tallero(
+        "train", "--stage", "card-check", "--check-bare", "-1", "--runs", str(tmp_path)
+    )
+    assert result.code != 0
+    assert result.err.strip().endswith("--check-bare -1: must be 0 or more")
+    assert len(result.err.strip().splitlines()) == 1
