@@ -270,3 +270,25 @@ def test_bare_tables_join_the_training_folders_as_pictures_with_nothing_to_find(
     labels = sorted((tmp_path / EMPTY_TABLES / "labels").glob("*.txt"))
     assert [p.stem for p in images] == [p.stem for p in labels] == ["000000", "000001", "000002"]
     assert all(p.read_text() == "" for p in labels)
+
+
+def test_bare_tables_can_be_drawn_closer_and_mostly_tablecloths(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    from vision.train import gpu as train_gpu
+    from vision.train.gpu_recipe import write_empty_tables
+
+    seen = {}
+    monkeypatch.setattr(train_gpu, "run", lambda out, data, runs, recipe, *a: seen.update(r=recipe))
+    base = ["run", "--out", str(tmp_path), "--recipe", "art-more", "--empty-tables", "3"]
+    train_gpu.main(base)
+    assert seen["r"].empty_px_per_mm == (1.5, 4.0) and seen["r"].empty_cloths is None
+    train_gpu.main([*base, "--empty-scale", "0.6,4", "--empty-cloths", "0.5"])
+    assert seen["r"].empty_px_per_mm == (0.6, 4.0) and seen["r"].empty_cloths == 0.5
+    for bad in (["--empty-scale", "4,0.6"], ["--empty-scale", "x"], ["--empty-cloths", "2"]):
+        with pytest.raises(SystemExit):
+            train_gpu.main([*base, *bad])
+        assert "--empty-" in capsys.readouterr().err
+    write_empty_tables(tmp_path / "t", 6, seed=5, px_per_mm=(0.6, 0.6), cloths=1.0)
+    truths = [json.loads(p.read_text()) for p in sorted((tmp_path / "t" / "truth").iterdir())]
+    assert [t["table"] for t in truths] == ["tablecloth"] * 6

@@ -23,8 +23,8 @@ from vision.synth.labels import CLASS_NAMES, obb_lines, truth
 from vision.synth.photo_hard import hard_camera, hard_frame
 from vision.synth.plans import KINDS, Plan, make_plan
 from vision.synth.scene import Rendered, fit_plan, render
+from vision.synth.tables import BARE_PX_PER_MM, bare_table, make_tile
 from vision.synth.tables import KINDS as TABLE_KINDS
-from vision.synth.tables import bare_table, make_tile
 
 RECIPE_KINDS = (*KINDS, "mixed")
 POOL_BLOCK = 1000  # scenes sharing one pool of pre-rendered art and table tiles
@@ -188,6 +188,7 @@ def write_bare_tables(
         tuple(d.id for d in CLASSIC),
         tuple(d.id for d in DECKS),
     ),
+    px_per_mm: tuple[float, float] = BARE_PX_PER_MM,
 ) -> Path:
     """``n`` tables with nothing on them (`vision.synth.tables.bare_table`), 640x480, as a
     scene set: images, empty OBB label files (ultralytics' background images) and truth
@@ -195,7 +196,7 @@ def write_bare_tables(
 
     ``kind_p``: the chance of each table kind (`vision.synth.tables.KINDS` order); None:
     `make_tile`'s own mix. Picture ``k`` says the decks ``decks[k % len(decks)]`` are in
-    play. Returns ``out_dir``.
+    play. ``px_per_mm``: the range of scales (`bare_table`). Returns ``out_dir``.
     """
     rng = np.random.default_rng(seed)
     out_dir = Path(out_dir)
@@ -204,7 +205,9 @@ def write_bare_tables(
     for k in range(n):
         kind = None if kind_p is None else str(rng.choice(TABLE_KINDS, p=kind_p))
         stem = f"{k:06d}"
-        cv2.imwrite(str(out_dir / "images" / f"{stem}.jpg"), bare_table(rng, kind))
+        cv2.imwrite(
+            str(out_dir / "images" / f"{stem}.jpg"), bare_table(rng, kind, px_per_mm=px_per_mm)
+        )
         (out_dir / "labels" / f"{stem}.txt").write_text("")
         in_play = list(decks[k % len(decks)])
         rec = {

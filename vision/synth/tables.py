@@ -184,11 +184,18 @@ def table_edge(
     return floor
 
 
+BARE_PX_PER_MM = (1.5, 4.0)  # at 640 px wide: a card 84-224 px long
+
+
 def bare_table(
-    rng: np.random.Generator, kind: str | None = None, width: int = 640, height: int = 480
+    rng: np.random.Generator,
+    kind: str | None = None,
+    width: int = 640,
+    height: int = 480,
+    px_per_mm: tuple[float, float] = BARE_PX_PER_MM,
 ) -> np.ndarray:
-    """A table with nothing on it, seen from straight above at a card-table scale (1.5-4 px
-    a mm at 640 px wide: a card 84-224 px long): a picture where no card may be found."""
-    scale = float(rng.uniform(1.5, 4.0)) * width / 640  # image px per table mm
+    """A table with nothing on it, seen from straight above at a card-table scale
+    (``px_per_mm`` at 640 px wide, drawn evenly): a picture where no card may be found."""
+    scale = float(rng.uniform(*px_per_mm)) * width / 640  # image px per table mm
     H = np.array([[scale, 0, width / 2], [0, scale, height / 2], [0, 0, 1]], np.float64)
     return render_table(make_tile(rng, kind), Camera(H, width, height, 0.0, 0.0, scale), rng)

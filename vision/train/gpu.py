@@ -40,6 +40,7 @@ from vision.train.gpu_recipe import (
     EMPTY_TABLES,
     RECIPES,
     GpuRecipe,
+    parse_scale,
     parse_sets,
     train_folders,
     write_empty_tables,
@@ -77,8 +78,20 @@ def _draw_scenes(data: Path, recipe: GpuRecipe, workers: int, out: Path) -> None
             write_tiles(data / name, data / f"{name}-tiles")
         _log(out, f"scenes: {name} {n} (seed {seed}, {kind}, {art}) in {time.time() - t0:.0f} s")
     if recipe.empty_tables:
-        write_empty_tables(data / EMPTY_TABLES, recipe.empty_tables, recipe.empty_seed)
-        _log(out, f"scenes: {recipe.empty_tables} bare tables (seed {recipe.empty_seed})")
+        write_empty_tables(
+            data / EMPTY_TABLES,
+            recipe.empty_tables,
+            recipe.empty_seed,
+            recipe.empty_px_per_mm,
+            recipe.empty_cloths,
+        )
+        lo, hi = recipe.empty_px_per_mm
+        cloths = "" if recipe.empty_cloths is None else f", {recipe.empty_cloths:.0%} tablecloths"
+        _log(
+            out,
+            f"scenes: {recipe.empty_tables} bare tables (seed {recipe.empty_seed}, "
+            f"{lo:g}-{hi:g} px a mm{cloths})",
+        )
 
 
 def _read_results_csv(self) -> dict:  # noqa: ANN001
@@ -377,6 +390,19 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument(
         "--empty-tables", type=int, default=None, help="bare tables to train on (no card found)"
     )
+    r.add_argument(
+        "--empty-scale",
+        type=parse_scale,
+        default=None,
+        help="the bare tables' scale, LO,HI px a mm at 640 px (default 1.5,4: a card 84-224 "
+        "px long; 0.6 draws a stripe as wide as a small card is long)",
+    )
+    r.add_argument(
+        "--empty-cloths",
+        type=float,
+        default=None,
+        help="the share of tablecloths (stripes, gingham, dots) among the bare tables",
+    )
     r.add_argument("--data", type=Path, default=Path("data/gpu"))
     r.add_argument("--runs", type=Path, default=Path("runs"))
     r.add_argument("--minutes", type=float, default=None, help="detector minutes")
@@ -419,6 +445,8 @@ def main(argv: list[str] | None = None) -> None:
         export(args.run, args.out)
         return
     base = RECIPES[args.recipe]
+    if args.empty_cloths is not None and not 0 <= args.empty_cloths <= 1:
+        ap.error(f"--empty-cloths {args.empty_cloths}: a share from 0 to 1")
 
     def scaled(n: int) -> int:
         return max(4, int(round(n * args.scale)))
@@ -436,6 +464,8 @@ def main(argv: list[str] | None = None) -> None:
         art_val_sets=tuple((a[0], scaled(a[1]), *a[2:]) for a in base.art_val_sets),
         real_dir=given(args.real, base.real_dir),
         empty_tables=given(args.empty_tables, base.empty_tables),
+        empty_px_per_mm=given(args.empty_scale, base.empty_px_per_mm),
+        empty_cloths=given(args.empty_cloths, base.empty_cloths),
         detector_minutes=given(args.minutes, base.detector_minutes),
         detector_start=given(args.start, base.detector_start),
         lr=given(args.lr, base.lr),

@@ -31,6 +31,10 @@ class GpuRecipe:
     # pictures where nothing may be found (stripes and dots are no rows of cards).
     empty_tables: int = 0
     empty_seed: int = 5417
+    # Their scale, px a mm at 640 px (`bare_table`), and the share of tablecloths (None:
+    # the generator's own mix, a fifth).
+    empty_px_per_mm: tuple[float, float] = (1.5, 4.0)
+    empty_cloths: float | None = None
     min_visible: float = 0.3
     # Detector: continues the shipped weights for a fixed time (ultralytics' `time`).
     detector_start: str = "models/tallero-cards.pt"
@@ -114,11 +118,21 @@ RECIPES = {"decks": GpuRecipe(), "art": ART_RECIPE, "art-more": ART_MORE_RECIPE}
 EMPTY_TABLES = "empty-tables"  # the bare tables' folder under the data folder
 
 
-def write_empty_tables(folder: Path, n: int, seed: int) -> None:
-    """``n`` bare-table pictures with empty label files (ultralytics' background images)."""
+def write_empty_tables(
+    folder: Path,
+    n: int,
+    seed: int,
+    px_per_mm: tuple[float, float] = (1.5, 4.0),
+    cloths: float | None = None,
+) -> None:
+    """``n`` bare-table pictures with empty label files (ultralytics' background images);
+    ``cloths``: the share of tablecloths (the other kinds in the generator's proportions)."""
     from vision.synth.generate import write_bare_tables
 
-    write_bare_tables(folder, n, seed)
+    kind_p = None
+    if cloths is not None:  # wood, cloth, laminate as 2 : 1 : 1 (`make_tile`), tablecloths
+        kind_p = (0.5 * (1 - cloths), 0.25 * (1 - cloths), 0.25 * (1 - cloths), cloths)
+    write_bare_tables(folder, n, seed, kind_p, px_per_mm=px_per_mm)
 
 
 def train_folders(recipe: GpuRecipe) -> list[str]:
@@ -130,6 +144,19 @@ def train_folders(recipe: GpuRecipe) -> list[str]:
     if recipe.real_dir:
         folders += [str(Path(recipe.real_dir).resolve())] * recipe.real_repeats
     return folders
+
+
+def parse_scale(text: str) -> tuple[float, float]:
+    """``LO,HI`` px a mm as the bare tables' scale; argparse.ArgumentTypeError if bad."""
+    import argparse
+
+    try:
+        lo, hi = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not LO,HI (px a mm)") from None
+    if not 0.2 <= lo <= hi <= 20:
+        raise argparse.ArgumentTypeError(f"{text!r}: need 0.2 <= LO <= HI <= 20 px a mm")
+    return lo, hi
 
 
 def parse_sets(text: str) -> tuple[tuple[str, int, int, str], ...]:
