@@ -228,38 +228,45 @@ def test_live_frames_are_checked_by_the_live_check_and_photos_by_the_photos_one(
     assert "tallero-check-live.json" in live and "tallero-check.json" not in live
 
 
-def test_a_refit_with_real_photos_writes_a_live_check_from_the_drawn_scenes_alone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def check_stage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table, photo_table, **fields: object
+):  # noqa: ANN001, ANN201
+    """The card-check stage's inputs with its candidate tables stubbed: (recipe, models, data)."""
     from dataclasses import replace
 
     from vision.train import check_fit
-    from vision.train.checks import train_card_check
     from vision.train.stages import TrainRecipe
+
+    monkeypatch.setattr(check_fit, "proposing_counter", lambda *a, **k: None)
+    monkeypatch.setattr(check_fit, "candidate_table", table)
+    monkeypatch.setattr(check_fit, "real_photo_table", photo_table)
+    models = [tmp_path / n for n in ("cards.onnx", "decks.onnx")]
+    for m in models:
+        m.write_bytes(b"weights")
+    recipe = replace(TrainRecipe(), check_photos=str(tmp_path / "photos"), **fields)
+    for name, *_ in recipe.check_sets:
+        (tmp_path / "data" / name / "truth").mkdir(parents=True)
+    return recipe, models, tmp_path / "data"
+
+
+def test_a_refit_with_real_photos_writes_a_live_check_from_the_drawn_scenes_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vision.train.checks import train_card_check
 
     rng = np.random.default_rng(1)
     drawn = rng.normal(size=(600, len(FEATURES))).astype(np.float32)
     # Real photos teach the opposite rule: only the photos check may learn it.
     photos = rng.normal(size=(200, len(FEATURES))).astype(np.float32)
     rule = F["confidence"]
-    monkeypatch.setattr(check_fit, "proposing_counter", lambda *a, **k: None)
-    monkeypatch.setattr(
-        check_fit, "candidate_table", lambda *a: (drawn, (drawn[:, rule] > 0).astype(np.float32))
-    )
-    monkeypatch.setattr(
-        check_fit,
-        "real_photo_table",
+    recipe, models, data = check_stage(
+        tmp_path,
+        monkeypatch,
+        lambda *a: (drawn, (drawn[:, rule] > 0).astype(np.float32)),
         lambda *a: (photos, (photos[:, rule] < 0).astype(np.float32)),
+        check_epochs=20,
     )
-    models = [tmp_path / n for n in ("cards.onnx", "decks.onnx")]
-    for m in models:
-        m.write_bytes(b"weights")
-    recipe = replace(TrainRecipe(), check_photos=str(tmp_path / "photos"), check_epochs=20)
-    for name, *_ in recipe.check_sets:
-        (tmp_path / "data" / name / "truth").mkdir(parents=True)
-    out = train_card_check(
-        tmp_path / "data", *models, tmp_path / "tallero-check.json", recipe, log=lambda _: None
-    )
+    out = train_card_check(data, *models, tmp_path / "tallero-check.json", recipe, log=print)
     live = tmp_path / "tallero-check-live.json"
     notes = {p: json.loads(p.read_text())["trained"] for p in (out, live)}
     assert notes[live]["candidates"] == 600 and "photos" not in notes[live]
@@ -272,11 +279,7 @@ def test_a_refit_with_real_photos_writes_a_live_check_from_the_drawn_scenes_alon
 def test_bare_tables_join_both_checks_as_wrong_finds_and_the_drawn_table_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from dataclasses import replace
-
-    from vision.train import check_fit
     from vision.train.checks import train_card_check
-    from vision.train.stages import TrainRecipe
 
     rng = np.random.default_rng(2)
     drawn = rng.normal(size=(600, len(FEATURES))).astype(np.float32)
@@ -291,20 +294,14 @@ def test_bare_tables_join_both_checks_as_wrong_finds_and_the_drawn_table_is_kept
             return bare, np.zeros(len(bare), np.float32)
         return drawn, (drawn[:, rule] > 0).astype(np.float32)
 
-    monkeypatch.setattr(check_fit, "proposing_counter", lambda *a, **k: None)
-    monkeypatch.setattr(check_fit, "candidate_table", table)
-    monkeypatch.setattr(
-        check_fit, "real_photo_table", lambda *a: (drawn[:10], np.ones(10, np.float32))
+    recipe, models, data = check_stage(
+        tmp_path,
+        monkeypatch,
+        table,
+        lambda *a: (drawn[:10], np.ones(10, np.float32)),
+        check_bare_tables=4,
+        check_epochs=5,
     )
-    models = [tmp_path / n for n in ("cards.onnx", "decks.onnx")]
-    for m in models:
-        m.write_bytes(b"weights")
-    recipe = replace(
-        TrainRecipe(), check_photos=str(tmp_path / "p"), check_bare_tables=4, check_epochs=5
-    )
-    data = tmp_path / "data"
-    for name, *_ in recipe.check_sets:
-        (data / name / "truth").mkdir(parents=True)
     for run in ("a", "b"):
         (tmp_path / run).mkdir()
         train_card_check(data, *models, tmp_path / run / "tallero-check.json", recipe, log=print)
