@@ -289,6 +289,9 @@ def test_bare_tables_can_be_drawn_closer_and_mostly_tablecloths(
         with pytest.raises(SystemExit):
             train_gpu.main([*base, *bad])
         assert "--empty-" in capsys.readouterr().err
+    from vision.synth.tables import BARE_PX_PER_MM
+
+    assert GpuRecipe.empty_px_per_mm == BARE_PX_PER_MM  # the generator's own scale
     write_empty_tables(tmp_path / "t", 6, seed=5, px_per_mm=(0.6, 0.6), cloths=1.0)
     truths = [json.loads(p.read_text()) for p in sorted((tmp_path / "t" / "truth").iterdir())]
     assert [t["table"] for t in truths] == ["tablecloth"] * 6

@@ -13,6 +13,7 @@ from vision.synth.camera import Camera
 
 TILE_PX = 512
 KINDS = ("wood", "cloth", "laminate", "tablecloth")
+KIND_P = (0.4, 0.2, 0.2, 0.2)  # how often each kind is drawn when none is asked for
 
 
 def periodic_noise(
@@ -120,7 +121,7 @@ def _tablecloth(rng: np.random.Generator, n: int) -> np.ndarray:
 def make_tile(rng: np.random.Generator, kind: str | None = None, n: int = TILE_PX) -> np.ndarray:
     """One seamless table tile (n x n BGR uint8)."""
     if kind is None:
-        kind = str(rng.choice(KINDS, p=[0.4, 0.2, 0.2, 0.2]))
+        kind = str(rng.choice(KINDS, p=list(KIND_P)))
     fn = {"wood": _wood, "cloth": _cloth, "laminate": _laminate, "tablecloth": _tablecloth}[kind]
     return np.clip(fn(rng, n), 0, 255).astype(np.uint8)
 
@@ -185,6 +186,15 @@ def table_edge(
 
 
 BARE_PX_PER_MM = (1.5, 4.0)  # at 640 px wide: a card 84-224 px long
+
+
+def kinds_with_cloths(cloths: float) -> tuple[float, ...]:
+    """`KIND_P` with tablecloths at the share ``cloths``, the other kinds as in `KIND_P`."""
+    rest = sum(p for k, p in zip(KINDS, KIND_P, strict=True) if k != "tablecloth")
+    return tuple(
+        cloths if k == "tablecloth" else p * (1 - cloths) / rest
+        for k, p in zip(KINDS, KIND_P, strict=True)
+    )
 
 
 def bare_table(

@@ -33,7 +33,7 @@ class GpuRecipe:
     empty_seed: int = 5417
     # Their scale, px a mm at 640 px (`bare_table`), and the share of tablecloths (None:
     # the generator's own mix, a fifth).
-    empty_px_per_mm: tuple[float, float] = (1.5, 4.0)
+    empty_px_per_mm: tuple[float, float] = (1.5, 4.0)  # `vision.synth.tables.BARE_PX_PER_MM`
     empty_cloths: float | None = None
     min_visible: float = 0.3
     # Detector: continues the shipped weights for a fixed time (ultralytics' `time`).
@@ -122,16 +122,15 @@ def write_empty_tables(
     folder: Path,
     n: int,
     seed: int,
-    px_per_mm: tuple[float, float] = (1.5, 4.0),
+    px_per_mm: tuple[float, float] = GpuRecipe.empty_px_per_mm,
     cloths: float | None = None,
 ) -> None:
     """``n`` bare-table pictures with empty label files (ultralytics' background images);
     ``cloths``: the share of tablecloths (the other kinds in the generator's proportions)."""
     from vision.synth.generate import write_bare_tables
+    from vision.synth.tables import kinds_with_cloths
 
-    kind_p = None
-    if cloths is not None:  # wood, cloth, laminate as 2 : 1 : 1 (`make_tile`), tablecloths
-        kind_p = (0.5 * (1 - cloths), 0.25 * (1 - cloths), 0.25 * (1 - cloths), cloths)
+    kind_p = None if cloths is None else kinds_with_cloths(cloths)
     write_bare_tables(folder, n, seed, kind_p, px_per_mm=px_per_mm)
 
 
