@@ -302,6 +302,9 @@ def test_bare_tables_join_both_checks_as_wrong_finds_and_the_drawn_table_is_kept
         check_bare_tables=4,
         check_epochs=5,
     )
+    cut_short = data / f"bare-tables-{recipe.check_bare_seed}" / "truth"
+    cut_short.mkdir(parents=True)
+    (cut_short / "000000.json").write_text("{}")  # a draw killed after one table
     for run in ("a", "b"):
         (tmp_path / run).mkdir()
         train_card_check(data, *models, tmp_path / run / "tallero-check.json", recipe, log=print)

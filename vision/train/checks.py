@@ -74,7 +74,7 @@ def train_card_check(
         # Every candidate on a bare table is a wrong find: stripes and checks the detector
         # takes for rows of cards (docs/history.md).
         bare = data_root / f"bare-tables-{recipe.check_bare_seed}"
-        if not (bare / "truth").is_dir():
+        if len(list(bare.glob("truth/*.json"))) != recipe.check_bare_tables:  # none, or cut short
             write_bare_tables(
                 bare, recipe.check_bare_tables, recipe.check_bare_seed, recipe.check_bare_kind_p
             )
