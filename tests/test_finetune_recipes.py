@@ -55,3 +55,44 @@ def test_a_run_without_its_data_or_start_weights_says_so_in_one_line(tmp_path: P
             "run", str(tmp_path), str(tmp_path / "runs"), "--minutes", "1", "--recipe", "cloths",
             "--start", str(tmp_path / "nowhere.pt"),
         ])  # fmt: skip
+
+
+def test_a_chunk_keeps_every_epoch_and_the_manifest_names_its_weights(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    import sys
+    import types
+
+    from vision.train import finetune
+
+    seen: list[dict] = []
+    clock = [1000.0]  # each chunk spends a minute of a clock the test keeps
+
+    class FakeYolo:
+        def __init__(self, weights: str, task: str = "obb") -> None:
+            self.weights = weights
+
+        def train(self, **kw: object) -> None:
+            seen.append(kw)
+            clock[0] += 60.0
+            out = Path(str(kw["project"])) / str(kw["name"]) / "weights"
+            out.mkdir(parents=True)
+            (out / "last.pt").write_bytes(b"chunk")
+            (out.parent / "results.csv").write_text("epoch,metrics/recall(B)\n1,0.5\n2,0.75\n")
+
+    monkeypatch.setitem(sys.modules, "ultralytics", types.SimpleNamespace(YOLO=FakeYolo))
+    monkeypatch.setattr("vision.detect.offline.import_ultralytics", lambda threads: None)
+    monkeypatch.setattr(finetune, "time", types.SimpleNamespace(time=lambda: clock[0]))
+    start = tmp_path / "start.pt"
+    start.write_bytes(b"start")
+    recipe = finetune.CLOTHS_RECIPE.chunk
+    # A budget that leaves room for one chunk only.
+    manifest = finetune.run_chunks(tmp_path / "d.yaml", tmp_path / "runs", 1.5, 1.5, start, recipe)
+    assert len(seen) == 1 and seen[0]["save_period"] == 1
+    assert (seen[0]["lr0"], seen[0]["mosaic"], seen[0]["seed"]) == (1e-4, 0.5, 56)
+    (chunk,) = manifest["chunks"]
+    assert chunk["start"]["path"] == str(start) and chunk["val"] == {
+        "epoch": 2.0,
+        "metrics/recall(B)": 0.75,
+    }
+    assert manifest["recipe"]["save_period"] == 1 and "open" not in manifest

@@ -64,6 +64,9 @@ class ChunkRecipe:
     seed: int = 0
     threads: int = 2
     mosaic: float = 1.0
+    # Keep every epoch's weights (``weights/epochN.pt``), so an epoch before the last can
+    # be measured against the floors too (0: the last and best only).
+    save_period: int = 1
 
 
 @dataclass(frozen=True)
@@ -269,7 +272,7 @@ def run_chunks(
                 exist_ok=True, plots=False, amp=False, deterministic=False, seed=recipe.seed + k,
                 optimizer="AdamW", lr0=recipe.lr0, lrf=recipe.lrf, warmup_epochs=0.0,
                 close_mosaic=0, patience=1000, fliplr=0.5, flipud=0.5, degrees=0.0,
-                mosaic=recipe.mosaic, cache=False,
+                mosaic=recipe.mosaic, cache=False, save_period=recipe.save_period or -1,
             )  # fmt: skip
         end = run_dir / "weights" / "last.pt"
         manifest["chunks"].append(
