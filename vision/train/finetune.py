@@ -90,7 +90,7 @@ class FinetuneRecipe:
 # The art-more detector (an accelerator run, `vision.train.gpu_recipe.ART_MORE_RECIPE`)
 # took the white stripes of a tablecloth for tight rows of cards: continued on bare
 # tables, four in five of them tablecloths drawn from 0.6 px a mm (a stripe as wide as a
-# card is long), beside cards of both arts and the real photos, at a tenth of its rate.
+# card is long), beside cards of both arts and the real photos, at a third of its rate.
 # Seeds 5601-5699: no other set draws them.
 CLOTHS_RECIPE = FinetuneRecipe(
     sets=(
