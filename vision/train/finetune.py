@@ -178,15 +178,13 @@ def make_data(data: Path, real: Path | None, recipe: FinetuneRecipe = RECIPES["f
 
     train_dirs = []
     if recipe.bare_tables:
-        from vision.synth.generate import write_bare_tables
-        from vision.synth.tables import kinds_with_cloths
+        from vision.train.gpu_recipe import write_empty_tables
 
         bare = data / f"bare-tables-{recipe.bare_seed}"
-        have = len(list((bare / "labels").glob("*.txt"))) if (bare / "labels").is_dir() else 0
-        if have < recipe.bare_tables:
-            write_bare_tables(
-                bare, recipe.bare_tables, recipe.bare_seed,
-                kinds_with_cloths(recipe.bare_cloths), px_per_mm=recipe.bare_px_per_mm,
+        if len(list(bare.glob("truth/*.json"))) != recipe.bare_tables:  # none, or cut short
+            write_empty_tables(
+                bare, recipe.bare_tables, recipe.bare_seed, recipe.bare_px_per_mm,
+                recipe.bare_cloths,
             )  # fmt: skip
             log_line(f"data: {bare.name}: {recipe.bare_tables} bare tables")
         train_dirs.append(bare.name)
