@@ -1,0 +1,68 @@
+"""Live-view trials replay the watch loop over kept counts (`vision.lab.live_replay`), and
+give what `tallero eval CLIPS` gives (the committed clip ``tests/data/watch``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vision.count.counter import Counter
+from vision.evaluate.video import evaluate_clips
+from vision.lab.live_replay import FIGURES, KeptCounts, main, replay
+from vision.live.settings import LiveSettings
+
+ROOT = Path(__file__).resolve().parents[1]
+CLIPS = ROOT / "tests" / "data" / "watch"
+
+
+class Refusing:
+    """A counter that must not be asked: every frame is kept already."""
+
+    def count(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a kept frame was counted again")
+
+
+@pytest.fixture(scope="module")
+def counters() -> tuple[Counter, Counter]:
+    return Counter(live=True, threads=1), Counter(threads=1)
+
+
+def test_a_replay_gives_the_figures_of_eval_and_counts_each_frame_once(counters, tmp_path) -> None:
+    live, single = counters
+    direct = evaluate_clips(CLIPS, live, single, LiveSettings()).to_json()["by_decks"]["4"]
+    kept = KeptCounts(tmp_path / "kept.pkl", {"models": "these"})
+    first = replay(CLIPS, [{}], kept, live, single)[0]
+    assert {k: first["4"][k] for k in FIGURES} == {k: direct[k] for k in FIGURES}
+    assert first["counted_anew"] > 0 and (tmp_path / "kept.pkl").is_file()
+    # from the file, with a try that counts the same frames: nothing is counted again
+    again = KeptCounts(tmp_path / "kept.pkl", {"models": "these"})
+    rows = replay(CLIPS, [{}, {"appear_min_share": 0.9}], again, Refusing(), Refusing())  # type: ignore[arg-type]
+    assert rows[0]["4"] == first["4"] and rows[0]["counted_anew"] == 0
+    assert rows[1]["settings"] == {"appear_min_share": 0.9} and rows[1]["counted_anew"] == 0
+
+
+def test_counts_kept_by_other_models_are_refused(tmp_path) -> None:
+    KeptCounts(tmp_path / "kept.pkl", {"models": "these"}).save()
+    with pytest.raises(ValueError, match="other models"):
+        KeptCounts(tmp_path / "kept.pkl", {"models": "others"})
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--try", "appear_s=soon"], "appear_s takes a float, not 'soon'"),
+        (["--try", "no_such=1"], "not a KEY=VALUE of the live settings"),
+    ],
+)
+def test_a_bad_try_is_one_line(args, message, tmp_path, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([str(CLIPS), "--cache", str(tmp_path / "k.pkl"), *args])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_folder_without_clips_is_one_line(tmp_path, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([str(tmp_path), "--cache", str(tmp_path / "k.pkl")])
+    assert exit_.value.code == 2 and "no clips with their truth JSON" in capsys.readouterr().err
