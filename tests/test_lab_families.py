@@ -45,3 +45,37 @@ def test_two_families_give_a_row_each_and_a_summary_of_them(
         assert [p.suffix for p in drawn] == [".jpg", ".json"]
         why = json.loads(drawn[1].read_text())
         assert why["wrong"] and any(d["truth"] != d["counted"] for d in why["decks"].values())
+
+
+def test_a_profile_enrolls_from_as_many_layout_photos_as_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scoring.errors import TalleroError
+    from vision.enroll import run
+
+    images = tmp_path / "layout" / "images"
+    images.mkdir(parents=True)
+    for k in range(4):
+        (images / f"{k:06d}.jpg").write_bytes(b"")
+    monkeypatch.setattr(families, "scenes", lambda out, *a: out)
+    monkeypatch.setenv("TALLERO_HOME", str(tmp_path / "home"))
+
+    def pictures(photos, names, *args):
+        if photos[0].name == "000000.jpg":  # a layout photo whose row is cut short
+            raise TalleroError("found 3 card(s), expected 4")
+        return {}, []
+
+    enrolled: list[list[str]] = []
+
+    def enroll(photos, names, kind, profile, model, log):
+        enrolled.append([p.name for p in photos])
+        return {"seconds": 1.0}
+
+    monkeypatch.setattr(run, "layout_pictures", pictures)
+    monkeypatch.setattr(run, "enroll_layout", enroll)
+    got = families.enroll_family(tmp_path, 10000001, 4, "p", layouts=2)
+    assert enrolled == [["000001.jpg", "000002.jpg"]]
+    assert got["photos"] == ["000001.jpg", "000002.jpg"]
+    assert got["refused"] == ["000000.jpg: found 3 card(s), expected 4"]
+    with pytest.raises(RuntimeError, match="3 of 4 layout scenes enrolled"):
+        families.enroll_family(tmp_path, 10000001, 4, "p", layouts=4)

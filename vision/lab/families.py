@@ -1,12 +1,14 @@
-"""Card art nobody has drawn: each held-out art family enrolled from one layout photo, then
-counted on hard scenes of that family.
+"""Card art nobody has drawn: each held-out art family enrolled from one layout photo (or
+more), then counted on hard scenes of that family.
 
     python -m vision.lab.families OUT [--families 10000001,...] [--decks 4] [--n 100]
         [--imgsz 1920] [--kind hard] [--model ONNX] [--classifier ONNX] [--check JSON]
-        [--look ONNX] [--no-enroll] [--annotate DIR [--worst 3]]
+        [--look ONNX] [--no-enroll] [--layouts 1] [--annotate DIR [--worst 3]]
 
-For each family: the layout scenes (one card of each deck in a row, drawn 1600 px wide) are
-tried in turn until one enrolls; the family's scenes are drawn; the counter with the
+For each family: the layout scenes (one card of each deck in a row, drawn 1600 px wide; 6
+for each photo enrolled) are tried in turn until one (``--layouts N``: N) shows one back of
+every deck and nothing else, and the decks are enrolled from it (them, as one profile
+named ``f{family}-{decks}-xN``); the family's scenes are drawn; the counter with the
 profile counts them. Everything lives under OUT (scenes, a scratch ``$TALLERO_HOME``), so a
 second run with other models reuses the scenes and profiles. Prints one JSON line per
 family and a last line with the worst and the mean: deck_exact over the decks present
@@ -40,6 +42,7 @@ HEADLINE = (
     "range_covers",
     "decks_lost",
 )
+# Layout scenes drawn for each photo a profile enrolls (some lay other cards beside the row).
 LAYOUT_SCENES = 6
 # The kinds of card error (vision.lab.count_errors) the detector makes, and naming makes.
 DETECTOR_ERRORS = ("missed_under_half", "missed", "double_find", "off_find", "false_find")
@@ -58,24 +61,35 @@ def scenes(out: Path, n: int, seed: int, kind: str, decks: int, art: str, imgsz:
     return out
 
 
-def enroll_family(out: Path, family: int, decks: int, profile: str) -> dict[str, Any]:
-    """Enroll the family's decks from the first layout scene that gives one back per deck."""
-    from vision.enroll.run import enroll_layout
+def enroll_family(
+    out: Path, family: int, decks: int, profile: str, layouts: int = 1
+) -> dict[str, Any]:
+    """Enroll the family's decks from the first ``layouts`` layout scenes that each show one
+    back per deck."""
+    from scoring.home import tallero_home
+    from vision.enroll.run import enroll_layout, layout_pictures
 
     names = list(DECK_IDS[:decks])
-    layouts = scenes(
-        out / "layout", LAYOUT_SCENES, 8000 + family % 1000, "layout", decks,
+    found = scenes(
+        out / "layout", LAYOUT_SCENES * layouts, 8000 + family % 1000, "layout", decks,
         f"family:{family}", 1600,
     )  # fmt: skip
+    usable: list[Path] = []
     tried = []
-    for image in sorted((layouts / "images").glob("*.jpg")):
+    for image in sorted((found / "images").glob("*.jpg"))[: LAYOUT_SCENES * layouts]:
         try:
-            result = enroll_layout([image], names, "decks", profile, None, lambda _m: None)
+            layout_pictures([image], names, "decks", None, tallero_home(), lambda _m: None)
         except TalleroError as exc:
             tried.append(f"{image.name}: {exc}")
             continue
-        return {"photo": image.name, "seconds": result["seconds"], "refused": tried}
-    raise RuntimeError(f"family {family}: no layout scene enrolled: {tried}")
+        usable.append(image)
+        if len(usable) == layouts:
+            result = enroll_layout(usable, names, "decks", profile, None, lambda _m: None)
+            photos = [p.name for p in usable]
+            return {"photos": photos, "seconds": result["seconds"], "refused": tried}
+    raise RuntimeError(
+        f"family {family}: {len(usable)} of {layouts} layout scenes enrolled: {tried}"
+    )
 
 
 def count_family(directory: Path, profile: str | None, args: argparse.Namespace) -> dict[str, Any]:
@@ -159,11 +173,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--look", type=Path)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--no-enroll", action="store_true", help="count with the built-in decks")
+    ap.add_argument("--layouts", type=int, default=1, help="layout photos each profile enrolls")
     ap.add_argument(
         "--annotate", type=Path, help="draw each family's worst scenes here, with their errors"
     )
     ap.add_argument("--worst", type=int, default=3, help="scenes drawn per family (--annotate)")
     args = ap.parse_args(argv)
+    if args.layouts < 1:
+        ap.error(f"--layouts must be 1 or more, not {args.layouts}")
     os.environ["TALLERO_HOME"] = str((args.out / "home").resolve())
     rows = []
     for family in (int(f) for f in args.families.split(",")):
@@ -176,9 +193,9 @@ def main(argv: list[str] | None = None) -> None:
         profile = None
         enrolled: dict[str, Any] = {}
         if not args.no_enroll:
-            profile = f"f{family}-{args.decks}"
+            profile = f"f{family}-{args.decks}" + (f"-x{args.layouts}" if args.layouts > 1 else "")
             if not (args.out / "home" / "profiles" / profile / "decks.onnx").is_file():
-                enrolled = enroll_family(base, family, args.decks, profile)
+                enrolled = enroll_family(base, family, args.decks, profile, args.layouts)
         row = {"family": family, "decks": args.decks, **count_family(hard, profile, args)}
         row["seconds"] = round(time.perf_counter() - t0, 1)
         if enrolled:
