@@ -14,9 +14,9 @@ other frames (another ``count_every_s``) counts them once more and keeps them to
 One JSON line per try: its overrides, the figures per number of decks (``settled_exact``,
 ``single_exact``, ``time_to_steady_s``, ``flicker_per_min``, ``wrong_steady``,
 ``hand_restored``, ``hand_broken``), frames counted anew, and seconds. The counts depend on
-the models and the vision settings: a cache is for one set of them (``--model``,
-``--profile`` and the models' files are recorded in it, and a cache made with others is
-refused).
+the models and the vision settings: a cache is for one set of them (the models' files, the
+profile and both counters' `VisionSettings` are recorded in it, and a cache made with
+others is refused).
 """
 
 from __future__ import annotations
@@ -178,7 +178,12 @@ def main(argv: list[str] | None = None) -> None:
     if not args.directory.is_dir() or not clip_files(args.directory):
         ap.error(f"{args.directory}: no clips with their truth JSON")
     live, single = counters(args.model, args.profile, args.threads)
-    models = {"live": live.model_info, "single": single.model_info, "profile": args.profile}
+    models = {
+        "live": live.model_info,
+        "single": single.model_info,
+        "profile": args.profile,
+        "settings": [repr(live.settings), repr(single.settings)],
+    }
     try:
         kept = KeptCounts(args.cache, models)
     except ValueError as exc:
