@@ -208,15 +208,6 @@ def make_counter(
 ) -> Counter:
     """The counter for a command: the profile's enrolled decks, else the built-in ones
     (``live``: the quick settings for webcam frames)."""
-    from vision.count.counter import Counter
-    from vision.enroll.profiles import classifier_for, numbers_for
+    from vision.enroll.profiles import profile_counter
 
-    classifier, enrolled = classifier_for(profile)
-    return Counter(
-        model_path=model,
-        classifier_path=classifier,
-        numbers_path=numbers_for(profile),
-        decks=deck_list(decks) or enrolled,
-        threads=threads,
-        live=live,
-    )
+    return profile_counter(profile, model, deck_list(decks), threads, live)

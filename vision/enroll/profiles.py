@@ -17,12 +17,15 @@ import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np  # noqa: F401 - used in annotations
 
 from scoring.errors import ModelError, UsageError
 from scoring.home import tallero_home
+
+if TYPE_CHECKING:
+    from vision.count.counter import Counter
 
 DEFAULT_PROFILE = "default"
 PROFILE_FILE = "profile.json"
@@ -205,3 +208,26 @@ def classifier_for(name: str | None) -> tuple[Path | None, tuple[str, ...] | Non
 def numbers_for(name: str | None) -> Path | None:
     """The number reader counting should use: the profile's, once its numbers are enrolled."""
     return load_profile(name).numbers_path
+
+
+def profile_counter(
+    name: str | None,
+    model: Path | None = None,
+    decks: tuple[str, ...] | None = None,
+    threads: int | None = None,
+    live: bool = False,
+) -> Counter:
+    """A counter with the profile's enrolled deck classifier, number reader and decks (the
+    built-in ones where nothing is enrolled); ``decks`` given replaces the profile's
+    (``live``: the quick settings for webcam frames)."""
+    from vision.count.counter import Counter
+
+    classifier, enrolled = classifier_for(name)
+    return Counter(
+        model_path=model,
+        classifier_path=classifier,
+        numbers_path=numbers_for(name),
+        decks=decks or enrolled,
+        threads=threads,
+        live=live,
+    )

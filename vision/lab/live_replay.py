@@ -104,21 +104,12 @@ def counters(
     model: Path | None, profile: str | None, threads: int | None
 ) -> tuple[Counter, Counter]:
     """The live counter and the photo counter, as ``tallero eval CLIPS`` makes them."""
-    from vision.enroll.profiles import classifier_for, numbers_for
+    from vision.enroll.profiles import profile_counter
 
-    classifier, enrolled = classifier_for(profile)
-    made = [
-        Counter(
-            model_path=model,
-            classifier_path=classifier,
-            numbers_path=numbers_for(profile),
-            decks=enrolled,
-            threads=threads,
-            live=live,
-        )
-        for live in (True, False)
-    ]
-    return made[0], made[1]
+    return (
+        profile_counter(profile, model, None, threads, live=True),
+        profile_counter(profile, model, None, threads, live=False),
+    )
 
 
 def replay(
