@@ -39,6 +39,8 @@ def pile_lines(piles: Piles) -> list[str]:
     for i, p in enumerate(piles.piles, 1):
         if p.down:
             what = "face down (10)"
+        elif p.place_only:
+            what = "? (a card may lie here, half covered, not taken for a card: look at it)"
         elif p.number_only:
             what = f"{p.top}? (not taken for a card, but its number reads {p.top}: look at it)"
         elif p.top is None:

@@ -162,6 +162,11 @@ class VisionSettings:
     lone_faces: bool = True
     lone_face_min_long_px: float = 65.0
     lone_face_max_covered: float = 0.15
+    # Candidates of either side the check turned away though the detector was sure of them
+    # (its own bar, vision.detect.check.DETECTOR_SURE), lying alone as a lone face does, are
+    # places where a card may lie half covered (under a phone, a hand): the piles list each
+    # one to look at, its top unknown (vision/count/lone.py). Not on live frames.
+    lone_places: bool = True
     # Canonical size a card is rectified to before its back or face is read.
     crop_width_px: int = 32
     crop_height_px: int = 48

@@ -30,9 +30,9 @@ from vision.core.models import (
 from vision.core.settings import VisionSettings
 from vision.core.types import Array
 from vision.count.heaps import HeapRules
-from vision.count.lone import lone_faces
+from vision.count.lone import lone_faces, sure_lone_places
 from vision.count.result import Count, numbered
-from vision.detect.check import CardCheck
+from vision.detect.check import DETECTOR_SURE, CardCheck
 from vision.detect.checker import CardChecker, Checked
 from vision.detect.detector import CardDetector, OnnxDetector
 from vision.detect.locate import Locator
@@ -184,10 +184,11 @@ class Counter:
         possible = self.namer.possible_decks(checked.possible, checked.possible_look, profile)
         reading = self.read_numbers(image_bgr, named.cards)
         lone = self.read_lone_faces(image_bgr, named.cards, checked.rejected)
+        places = self.lone_places(named.cards, checked)
         t3 = time.perf_counter()
         timings = {"decode": t1 - t0, "detect": t2 - t1, "classify": t3 - t2}
         return self.result(
-            name, image_bgr, profile, named, checked, possible, timings, reading, lone
+            name, image_bgr, profile, named, checked, possible, timings, reading, lone, places
         )
 
     def read_numbers(self, image_bgr: Array, cards: Cards) -> Reading | None:
@@ -217,6 +218,23 @@ class Counter:
         faces.value[:] = reading.values[read]
         return faces, reading.confidence[read]
 
+    def lone_places(self, kept: Cards, checked: Checked) -> Cards | None:
+        """The candidates the card check turned away though the detector was sure of them,
+        lying alone (`vision.count.lone.sure_lone_places`): where a card may lie half
+        covered. None on live frames, with ``lone_places`` off, or with no check."""
+        s = self.settings
+        if self.live or not s.lone_places or checked.rejected is None:
+            return None
+        alone = sure_lone_places(
+            kept,
+            checked.rejected,
+            checked.rejected_found,
+            DETECTOR_SURE,
+            s.lone_face_min_long_px,
+            s.lone_face_max_covered,
+        )
+        return checked.rejected[alone]
+
     def decode(self, image: str | Path | Array, name: str | None) -> tuple[Array, str]:
         """The image as BGR pixels (a path is read as phones write photos) and its name."""
         if isinstance(image, (str, Path)):
@@ -241,6 +259,7 @@ class Counter:
         timings: dict[str, float],
         reading: Reading | None = None,
         lone: tuple[Cards, Array] | None = None,
+        places: Cards | None = None,
     ) -> Count:
         """The `Count` of the named cards, with the bars of this counter's classifier, the
         numbers ``reading`` gave and the ``lone`` faces read (`read_lone_faces`)."""
@@ -274,6 +293,7 @@ class Counter:
             value_confidence=reading.confidence if reading is not None else None,
             lone_faces=lone[0] if lone is not None else None,
             lone_value_confidence=lone[1] if lone is not None else None,
+            lone_places=places,
         )
 
 

@@ -8,6 +8,10 @@ large enough to read, whose two corner indices then read a number, is most likel
 pile's top. `lone_faces` picks those candidates; the counter reads their numbers, and the
 piles list each one read as a pile to look at (`vision.piles.read`), never counted
 silently.
+
+A card half under a phone or a hand can be turned away the same way, its top unreadable:
+`sure_lone_places` picks the candidates of either side lying alone that the detector itself
+was sure of, and the piles list each one as a place to look at, its top unknown.
 """
 
 from __future__ import annotations
@@ -31,13 +35,45 @@ def lone_faces(
     and not the same card as a surer one of them. Surest first."""
     if rejected is None or not len(rejected):
         return np.zeros(0, np.int64)
+    faces = rejected.side == FACE
+    return _alone(kept, rejected, faces, rejected.confidence, min_long_px, max_covered)
+
+
+def sure_lone_places(
+    kept: Cards,
+    rejected: Cards | None,
+    found: Array | None,
+    min_found: float,
+    min_long_px: float,
+    max_covered: float,
+) -> Array:
+    """Indices into ``rejected`` of the candidates, face or back, that the detector was sure
+    of (``found``, its own confidence in each, at least ``min_found``) and that lie alone as
+    `lone_faces` judges: a card half under a phone or a hand can look to the check like no
+    card at all. The detector's surest first."""
+    if rejected is None or found is None or not len(rejected):
+        return np.zeros(0, np.int64)
+    found = np.asarray(found, np.float64)
+    return _alone(kept, rejected, found >= min_found, found, min_long_px, max_covered)
+
+
+def _alone(
+    kept: Cards,
+    rejected: Cards,
+    eligible: Array,
+    surer: Array,
+    min_long_px: float,
+    max_covered: float,
+) -> Array:
+    """Indices into ``rejected`` of the ``eligible`` candidates that lie alone (see
+    `lone_faces`), the highest ``surer`` first; of two on one card, the surer."""
     long_px = rejected.long_side_px
     centers = rejected.centers
     kept_centers = kept.centers
     kept_long = kept.long_side_px
     chosen: list[int] = []
-    for i in np.argsort(-rejected.confidence, kind="stable"):
-        if rejected.side[i] != FACE or long_px[i] < min_long_px:
+    for i in np.argsort(-np.asarray(surer), kind="stable"):
+        if not eligible[i] or long_px[i] < min_long_px:
             continue
         if any(
             np.linalg.norm(centers[j] - centers[i]) < SAME_CARD_SHARE * max(long_px[i], long_px[j])

@@ -55,6 +55,10 @@ class Count:
     # a Dutch pile may lie there. Not counted, not in the JSON; None when not looked for.
     lone_faces: Cards | None = None
     lone_value_confidence: np.ndarray | None = None
+    # Candidates of either side the card check turned away though the detector was sure of
+    # them, lying apart from every counted card (`vision.count.lone.sure_lone_places`): a
+    # card may lie there half covered. Not counted, not in the JSON; None when not looked for.
+    lone_places: Cards | None = None
 
     @property
     def ids(self) -> list[int]:

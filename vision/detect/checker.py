@@ -39,6 +39,7 @@ class Checked:
             possible cards included; ``None`` when nothing checked the candidates. What
             they cover that no kept card does is card material left unexplained
             (`vision.count.heaps`).
+        rejected_found: the detector's own confidence in each rejected candidate.
     """
 
     kept: Cards
@@ -46,6 +47,7 @@ class Checked:
     possible: Cards | None
     possible_look: FirstLook
     rejected: Cards | None = None
+    rejected_found: Array | None = None
 
     @classmethod
     def unchecked(cls, candidates: Cards, look: FirstLook) -> Checked:
@@ -104,7 +106,7 @@ class CardChecker:
         card's.
         """
         if not len(candidates):
-            return Checked(candidates, look, candidates, look, candidates)
+            return Checked(candidates, look, candidates, look, candidates, candidates.confidence)
         s = self.settings
         chance = self.chances(image_bgr, candidates, look)
         idx = np.flatnonzero(chance >= self.bar)
@@ -128,8 +130,9 @@ class CardChecker:
         possible.confidence = chance[maybe].astype(np.float32)
         left = np.setdiff1d(np.arange(len(candidates)), idx)
         rejected = candidates[left]
+        found = rejected.confidence.copy()
         rejected.confidence = chance[left].astype(np.float32)
-        return Checked(kept, look[idx], possible, look[maybe], rejected)
+        return Checked(kept, look[idx], possible, look[maybe], rejected, found)
 
 
 def possible_cards(

@@ -18,7 +18,11 @@ the top card of each pile, and sometimes a card below it peeking far enough out.
 - a face the card check turned away, lying alone, whose number reads (`Count.lone_faces`)
   is a pile of that many cards to look at (``number_only``): a pile printed in a style the
   check never saw would otherwise not be found, and the total would be short with nothing
-  flagged. It is counted in the total, which is then not complete.
+  flagged. It is counted in the total, which is then not complete;
+- a candidate of either side the card check turned away though the detector was sure of it,
+  lying alone (`Count.lone_places`), is a place to look at (``place_only``): a pile half
+  under a phone or a hand can look to the check like no card. Its top is unknown, so the
+  total is not complete.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import numpy as np
 
 from scoring.crosscheck import FINISHED_PILE_SIZE
 from scoring.errors import ImageError
-from vision.core.cards import BACK
+from vision.core.cards import BACK, Cards
 from vision.core.geometry import long_side
 from vision.count.result import Count
 
@@ -56,6 +60,9 @@ class Pile:
     uncertain: bool
     # Found only by its number: the card check did not take its top for a card.
     number_only: bool = False
+    # Found only as a place: the detector was sure of a card there, the card check was not,
+    # and no number was read (a pile half under a phone, a hand): its top is unknown.
+    place_only: bool = False
 
     @property
     def size(self) -> int:
@@ -120,6 +127,7 @@ class Piles:
                     "confidence": round(p.confidence, 4),
                     "cards": list(p.cards),
                     "number_only": p.number_only,
+                    "place_only": p.place_only,
                 }
                 for i, p in enumerate(self.piles)
             ],
@@ -203,6 +211,7 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
             )
         )
     piles += lone_piles(count, piles)
+    piles += place_piles(count, piles)
     return Piles(count.image, count.size, tuple(piles), count.model)
 
 
@@ -210,22 +219,42 @@ def lone_piles(count: Count, piles: list[Pile]) -> list[Pile]:
     """A pile to look at for each of ``count``'s lone faces (`Count.lone_faces`) that lies
     on none of ``piles`` (nor on another lone face)."""
     faces = count.lone_faces
-    if faces is None or not len(faces):
+    if faces is None:
         return []
     confidence = count.lone_value_confidence
+    out = []
+    for i in apart(faces, piles):
+        c = float(confidence[i]) if confidence is not None else 0.0
+        top = int(faces.value[i]) if faces.value[i] >= 1 else None
+        out.append(Pile(faces.corners[i], None, top, False, c, (), True, True))
+    return out
+
+
+def place_piles(count: Count, piles: list[Pile]) -> list[Pile]:
+    """A pile to look at, its top unknown, for each of ``count``'s sure lone places
+    (`Count.lone_places`) that lies on none of ``piles`` (nor on another place)."""
+    places = count.lone_places
+    if places is None:
+        return []
+    return [
+        Pile(places.corners[i], None, None, False, 0.0, (), True, place_only=True)
+        for i in apart(places, piles)
+    ]
+
+
+def apart(cards: Cards, piles: list[Pile]) -> list[int]:
+    """Indices of ``cards`` lying on none of ``piles`` nor on an earlier one of them."""
     tops = [p.corners.mean(axis=0) for p in piles]
     reaches = [p.long_side_px * SAME_PILE_SHARE for p in piles]
-    out: list[Pile] = []
-    for i in range(len(faces)):
-        centre = faces.centers[i]
-        reach = float(faces.long_side_px[i]) * SAME_PILE_SHARE
+    out = []
+    for i in range(len(cards)):
+        centre = cards.centers[i]
+        reach = float(cards.long_side_px[i]) * SAME_PILE_SHARE
         if any(
             np.linalg.norm(c - centre) < max(r, reach) for c, r in zip(tops, reaches, strict=True)
         ):
             continue
-        c = float(confidence[i]) if confidence is not None else 0.0
-        top = int(faces.value[i]) if faces.value[i] >= 1 else None
-        out.append(Pile(faces.corners[i], None, top, False, c, (), True, True))
+        out.append(i)
         tops.append(centre)
         reaches.append(reach)
     return out

@@ -11,6 +11,10 @@ the bare table. ``python tests/data/piles/make.py clear`` draws that one alone.
 
 ``phone.jpg`` (with ``phone.json``, its ``dutch_piles``) is scene 42 of ``tallero dataset
 synth OUT --kind piles --n 43 --seed 3348 --decks 8 --imgsz 1920 --same-framing``.
+``under-phone.jpg`` (with ``under-phone.json``) is the piles photo of round 88 of ``tallero
+dataset synth OUT --kind round --n 89 --seed 3464 --decks 4 --imgsz 1920 --same-framing``,
+shrunk to 0.75 (1440x1080, JPEG quality 85; the truth's corners scaled with it): a yellow 1
+lies half under a phone.
 """
 
 from __future__ import annotations
