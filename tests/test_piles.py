@@ -80,6 +80,31 @@ def test_backs_lying_together_are_one_finished_pile_of_ten():
     assert piles.tops() == ["down"]
 
 
+def test_a_back_surely_of_another_game_is_no_pile():
+    """A player's finished pile is of a player's deck: a back named no deck and surely of
+    none (`Count.other_game`: most often a patch of a checked cloth between the piles) adds
+    no 10 and asks nothing; a back of no deck not that sure still asks."""
+    count = count_of(
+        [(FACE, "red", 6, 0.99), (BACK, None, -1, 0.0), (BACK, None, -1, 0.0)],
+        [(100, 100), (300, 100), (500, 100)],
+    )
+    count.cards.deck[1:] = None
+    count.cards.other_probability[:] = [0.0, 0.95, 0.6]
+    count.cards.deck_confidence[:] = [1.0, 0.95, 0.6]  # how sure of no deck
+    count.other_game_probability = 0.9
+    assert count.other_game == [2]
+    piles = read_piles(count)
+    assert [(p.top, p.down, p.uncertain) for p in piles.piles] == [
+        (6, False, False),
+        (10, True, True),
+    ]
+    assert piles.total == 16 and piles.uncertain == [2]
+    count.cards.other_probability[2] = count.cards.deck_confidence[2] = 0.95
+    piles = read_piles(count)
+    assert [(p.top, p.down) for p in piles.piles] == [(6, False)]
+    assert piles.total == 6 and piles.complete
+
+
 def test_a_top_not_read_is_flagged_never_guessed():
     count = count_of(
         [(FACE, "red", -1, 0.0), (FACE, "red", 4, 0.99), (FACE, "green", 2, 0.99)],
@@ -387,6 +412,33 @@ def test_sure_lone_places_are_turned_away_cards_the_detector_was_sure_of():
     assert sure_lone_places(kept, rejected, found, 0.5, 65.0, 0.15).tolist() == []
     assert sure_lone_places(kept, rejected, None, 0.35, 65.0, 0.15).tolist() == []
     assert sure_lone_places(kept, None, None, 0.35, 65.0, 0.15).tolist() == []
+
+
+def test_a_place_far_longer_than_the_cards_of_the_table_is_none():
+    """A patch of a checked cloth near the camera, boxed three cards long, is no card of this
+    table: with ``max_size`` 2 only candidates up to twice the median counted card are
+    places (and lone faces); a card a little longer than the others still is."""
+    from vision.count.lone import lone_faces, sure_lone_places
+
+    kept = Cards(
+        np.array([quad(100, 100), quad(100, 300), quad(100, 500)], np.float32),
+        np.array([FACE, FACE, BACK], np.int8),
+        np.ones(3),
+    )
+
+    def grown(cx: float, cy: float, k: float) -> list[list[float]]:
+        return [[cx + k * (x - cx), cy + k * (y - cy)] for x, y in quad(cx, cy)]
+
+    rejected = Cards(
+        np.array([grown(400, 300, 1.3), grown(800, 300, 2.5)], np.float32),
+        np.array([FACE, FACE], np.int8),
+        np.array([0.02, 0.03], np.float32),
+    )
+    found = np.array([0.4, 0.6], np.float32)
+    assert sure_lone_places(kept, rejected, found, 0.35, 65.0, 0.15, 2.0).tolist() == [0]
+    assert sure_lone_places(kept, rejected, found, 0.35, 65.0, 0.15, 0.0).tolist() == [1, 0]
+    assert lone_faces(kept, rejected, 65.0, 0.15, 2.0).tolist() == [0]
+    assert lone_faces(kept, rejected, 65.0, 0.15).tolist() == [1, 0]
 
 
 def test_a_sure_lone_place_is_a_pile_to_look_at_that_adds_nothing_to_the_total():

@@ -162,6 +162,10 @@ class VisionSettings:
     lone_faces: bool = True
     lone_face_min_long_px: float = 65.0
     lone_face_max_covered: float = 0.15
+    # ... and no more than this many times as long as the photo's median counted card (0: no
+    # bar): a patch of a checked cloth near the camera, three cards long, is no card of this
+    # table; a pile's top is at most 1.23 times the median on the held-out piles photos.
+    lone_max_size: float = 2.0
     # Candidates of either side the check turned away though the detector was sure of them
     # (its own bar, vision.detect.check.DETECTOR_SURE), lying alone as a lone face does, are
     # places where a card may lie half covered (under a phone, a hand): the piles list each

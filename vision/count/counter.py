@@ -208,7 +208,9 @@ class Counter:
         s = self.settings
         if self.reader is None or self.live or not s.lone_faces:
             return None
-        alone = lone_faces(kept, rejected, s.lone_face_min_long_px, s.lone_face_max_covered)
+        alone = lone_faces(
+            kept, rejected, s.lone_face_min_long_px, s.lone_face_max_covered, s.lone_max_size
+        )
         if rejected is None or not len(alone):
             return Cards.empty(), np.zeros(0, np.float32)
         faces = rejected[alone]
@@ -232,6 +234,7 @@ class Counter:
             DETECTOR_SURE,
             s.lone_face_min_long_px,
             s.lone_face_max_covered,
+            s.lone_max_size,
         )
         return checked.rejected[alone]
 

@@ -28,15 +28,21 @@ SAME_CARD_SHARE = 0.3
 
 
 def lone_faces(
-    kept: Cards, rejected: Cards | None, min_long_px: float, max_covered: float
+    kept: Cards,
+    rejected: Cards | None,
+    min_long_px: float,
+    max_covered: float,
+    max_size: float = 0.0,
 ) -> Array:
     """Indices into ``rejected`` of the face candidates that lie alone: at least
     ``min_long_px`` long, no more than ``max_covered`` of their area under ``kept`` cards,
-    and not the same card as a surer one of them. Surest first."""
+    no more than ``max_size`` times as long as the median kept card (0: no bar; a patch of
+    cloth three cards long is no card of this table), and not the same card as a surer one
+    of them. Surest first."""
     if rejected is None or not len(rejected):
         return np.zeros(0, np.int64)
     faces = rejected.side == FACE
-    return _alone(kept, rejected, faces, rejected.confidence, min_long_px, max_covered)
+    return _alone(kept, rejected, faces, rejected.confidence, min_long_px, max_covered, max_size)
 
 
 def sure_lone_places(
@@ -46,6 +52,7 @@ def sure_lone_places(
     min_found: float,
     min_long_px: float,
     max_covered: float,
+    max_size: float = 0.0,
 ) -> Array:
     """Indices into ``rejected`` of the candidates, face or back, that the detector was sure
     of (``found``, its own confidence in each, at least ``min_found``) and that lie alone as
@@ -54,7 +61,7 @@ def sure_lone_places(
     if rejected is None or found is None or not len(rejected):
         return np.zeros(0, np.int64)
     found = np.asarray(found, np.float64)
-    return _alone(kept, rejected, found >= min_found, found, min_long_px, max_covered)
+    return _alone(kept, rejected, found >= min_found, found, min_long_px, max_covered, max_size)
 
 
 def _alone(
@@ -64,6 +71,7 @@ def _alone(
     surer: Array,
     min_long_px: float,
     max_covered: float,
+    max_size: float,
 ) -> Array:
     """Indices into ``rejected`` of the ``eligible`` candidates that lie alone (see
     `lone_faces`), the highest ``surer`` first; of two on one card, the surer."""
@@ -71,9 +79,12 @@ def _alone(
     centers = rejected.centers
     kept_centers = kept.centers
     kept_long = kept.long_side_px
+    max_long_px = np.inf
+    if max_size > 0 and len(kept):
+        max_long_px = max_size * float(np.median(kept_long))
     chosen: list[int] = []
     for i in np.argsort(-np.asarray(surer), kind="stable"):
-        if not eligible[i] or long_px[i] < min_long_px:
+        if not eligible[i] or not min_long_px <= long_px[i] <= max_long_px:
             continue
         if any(
             np.linalg.norm(centers[j] - centers[i]) < SAME_CARD_SHARE * max(long_px[i], long_px[j])

@@ -14,7 +14,9 @@ the top card of each pile, and sometimes a card below it peeking far enough out.
   gives the pile's cards; a face whose colour is in doubt is still a face with that number);
 - a face-down pile is uncertain when its back is found less surely than the bar, or named
   no deck of the game (a sheet of paper or a face taken for a back would add 10); which of
-  the game's decks it is named does not matter;
+  the game's decks it is named does not matter. A back surely of another game
+  (`Count.other_game`: a player's finished pile is of a player's deck) is no pile: such
+  a back is most often a patch of a checked cloth between the piles;
 - a face the card check turned away, lying alone, whose number reads (`Count.lone_faces`)
   is a pile of that many cards to look at (``number_only``): a pile printed in a style the
   check never saw would otherwise not be found, and the total would be short with nothing
@@ -172,6 +174,7 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
     if not len(cards):
         raise ImageError(f"{count.image}: no Dutch piles found (no card in the photo)")
     unread = set(count.unread)
+    elsewhere = set(count.other_game)
     conf = cards.overall_confidence
     found = cards.confidence
     value_conf = count.value_confidence
@@ -183,6 +186,8 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
     for group in _groups(cards.centers, keys, reach):
         ids = tuple(i + 1 for i in group)
         if cards.side[group[0]] == BACK:
+            if elsewhere.issuperset(ids):
+                continue
             top_i = max(group, key=lambda i: float(conf[i]))
             # named a deck of the game: how surely which deck does not matter (10 either way)
             c = float(found[top_i] if cards.deck[top_i] is not None else conf[top_i])
