@@ -52,6 +52,10 @@ def pile_lines(piles: Piles) -> list[str]:
     if not piles.complete:
         total += " (not complete: look at " + ", ".join(f"#{i}" for i in piles.uncertain) + ")"
     lines.append(total)
+    if piles.other_game:
+        lines.append(
+            f"set apart: {len(piles.other_game)} back(s) of another game's cards (no Dutch pile)"
+        )
     small = piles.small_unread
     if small:
         from vision.piles.read import SMALL_TOP_PX

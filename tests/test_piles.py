@@ -480,3 +480,21 @@ def test_a_pile_half_under_a_phone_is_listed_to_look_at(tallero):
     assert payload["total"] == 44 and payload["complete"] is False
     text = tallero("piles", str(DATA / "under-phone.jpg")).out
     assert f"pile #{places[0]['id']}: ? (a card may lie here, half covered" in text
+
+
+def test_a_gap_in_a_checked_cloth_is_set_apart_not_counted_as_a_face_down_pile(tallero, tmp_path):
+    """``checked-cloth.jpg``: 13 piles on a checked cloth; a gap of the cloth between two
+    piles is found as a back of no deck, surely another game's. It is set apart (listed in
+    ``other_game``, said under the table, drawn in grey dashes) and adds no 10: every top is
+    read and the total, the truth's 80, is complete."""
+    payload = tallero("piles", str(DATA / "checked-cloth.jpg"), "--json").json()
+    assert read_of(payload) == truth_of("checked-cloth")
+    assert payload["total"] == 80 and payload["complete"] is True
+    assert len(payload["other_game"]) == 1
+    assert payload["other_game"][0] not in {i for p in payload["piles"] for i in p["cards"]}
+    out = tmp_path / "piles.png"
+    text = tallero("piles", str(DATA / "checked-cloth.jpg"), "--annotate", str(out)).out
+    assert "set apart: 1 back(s) of another game's cards (no Dutch pile)" in text
+    assert "total: 80 Dutch cards on 13 piles" in text
+    drawn = cv2.imread(str(out))
+    assert drawn is not None and drawn.shape[:2] == (864, 1152)

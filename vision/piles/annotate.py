@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.count.annotate import CountAnnotator
+from vision.count.annotate import OTHER_GAME_BGR, CountAnnotator, dashed_quad
 from vision.piles.read import Piles
 
 PILE_COLOUR_BGR: dict[str | None, tuple[int, int, int]] = {
@@ -20,11 +20,14 @@ UNREAD_BGR = (255, 0, 255)
 
 def annotate_piles(image_bgr: np.ndarray, piles: Piles) -> np.ndarray:
     """A copy of ``image_bgr`` with every pile outlined (magenta and ``?`` where its top
-    was not read for sure), labelled ``#id top`` (``#id down`` face down), and the total."""
+    was not read for sure), labelled ``#id top`` (``#id down`` face down), another game's
+    backs in grey dashes, and the total."""
     out = image_bgr.copy()
     unit = max(out.shape[:2]) / 1000.0
     thick = max(1, round(2.0 * unit))
     font_scale = max(0.35, 0.45 * unit)
+    for corners in piles.other_game_corners:  # another game's backs: grey dashes, no pile
+        dashed_quad(out, np.asarray(corners), OTHER_GAME_BGR, thick, 6 * unit)
     for k, p in enumerate(piles.piles):
         colour = UNREAD_BGR if p.uncertain else PILE_COLOUR_BGR.get(p.color, (60, 60, 60))
         quad = np.round(p.corners).astype(np.int32)

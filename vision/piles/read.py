@@ -85,6 +85,9 @@ class Piles:
     size: tuple[int, int]
     piles: tuple[Pile, ...]
     model: dict[str, Any]
+    # Ids (the count's) and corners of the backs surely of another game: set apart, no pile.
+    other_game: tuple[int, ...] = ()
+    other_game_corners: tuple[np.ndarray, ...] = ()
 
     @property
     def total(self) -> int:
@@ -136,6 +139,7 @@ class Piles:
             "total": self.total,
             "complete": self.complete,
             "uncertain": self.uncertain,
+            "other_game": list(self.other_game),
             "model": self.model,
         }
 
@@ -217,7 +221,15 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
         )
     piles += lone_piles(count, piles)
     piles += place_piles(count, piles)
-    return Piles(count.image, count.size, tuple(piles), count.model)
+    apart = tuple(sorted(elsewhere))
+    return Piles(
+        count.image,
+        count.size,
+        tuple(piles),
+        count.model,
+        apart,
+        tuple(cards.corners[i - 1] for i in apart),
+    )
 
 
 def lone_piles(count: Count, piles: list[Pile]) -> list[Pile]:

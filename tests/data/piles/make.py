@@ -14,7 +14,9 @@ synth OUT --kind piles --n 43 --seed 3348 --decks 8 --imgsz 1920 --same-framing`
 ``under-phone.jpg`` (with ``under-phone.json``) is the piles photo of round 88 of ``tallero
 dataset synth OUT --kind round --n 89 --seed 3464 --decks 4 --imgsz 1920 --same-framing``,
 shrunk to 0.75 (1440x1080, JPEG quality 85; the truth's corners scaled with it): a yellow 1
-lies half under a phone.
+lies half under a phone. ``checked-cloth.jpg`` (with ``checked-cloth.json``) is the piles
+photo of round 148 of the same rounds, shrunk to 0.6 (1152x864, quality 85): a gap of the
+checked cloth between two piles is found as a back of another game.
 """
 
 from __future__ import annotations
