@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 import pytest
 
+from scoring.errors import ImageError
 from vision.core.cards import BACK, FACE, Cards
 from vision.count.result import Count
 from vision.piles.read import read_piles
@@ -102,7 +103,14 @@ def test_a_back_surely_of_another_game_is_no_pile():
     count.cards.other_probability[2] = count.cards.deck_confidence[2] = 0.95
     piles = read_piles(count)
     assert [(p.top, p.down) for p in piles.piles] == [(6, False)]
-    assert piles.total == 6 and piles.complete
+    assert piles.total == 6 and piles.complete and piles.other_game == (2, 3)
+    # a photo of nothing but another game's backs holds no Dutch pile: an error, not 0
+    only = count_of([(BACK, None, -1, 0.0)], [(300, 100)])
+    only.cards.deck[:] = None
+    only.cards.other_probability[:] = only.cards.deck_confidence[:] = 0.95
+    only.other_game_probability = 0.9
+    with pytest.raises(ImageError, match="no Dutch piles found .1 back.s. of another game"):
+        read_piles(only)
 
 
 def test_a_top_not_read_is_flagged_never_guessed():

@@ -172,7 +172,8 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
 
     ``min_confidence``: a pile less sure than this (a face-up pile: the weaker of finding its
     top card and reading its number; face down: finding its back, named a deck of the game)
-    is uncertain. Raises ImageError when the photo holds no card.
+    is uncertain. Raises ImageError when the photo holds no card, or only backs of another
+    game.
     """
     cards = count.cards
     if not len(cards):
@@ -222,6 +223,11 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
     piles += lone_piles(count, piles)
     piles += place_piles(count, piles)
     apart = tuple(sorted(elsewhere))
+    if not piles:
+        raise ImageError(
+            f"{count.image}: no Dutch piles found ({len(apart)} back(s) of another game's "
+            "cards set apart)"
+        )
     return Piles(
         count.image,
         count.size,
