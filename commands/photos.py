@@ -301,6 +301,9 @@ def count(
                 line += f"; another game's cards {len(result.other_game)} (set apart)"
             if result.uncertain:
                 line += f"; uncertain cards {', '.join(map(str, result.uncertain))}"
+            if result.named_from_table:
+                alike = ", ".join(map(str, result.named_from_table))
+                line += f" ({alike} named after the backs they look like)"
             if result.possible is not None and len(result.possible):
                 line += f"; possible cards not counted {len(result.possible)} (+? on the image)"
             typer.echo(line)

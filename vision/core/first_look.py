@@ -31,6 +31,8 @@ class FirstLook:
         profile_decks: ``(classes,)`` bool, the classes that are decks of the profile.
         other_class: index of the ``other`` class (-1 when the model has none).
         rectifier: the image's crop cutter, kept so later looks reuse its pyramid.
+        embeddings: ``(n, d)`` what each crop looks like to the classifier just before its
+            last layer (crops alike lie close; `vision.name.scene`), None where not read.
     """
 
     probabilities: Array
@@ -38,6 +40,7 @@ class FirstLook:
     profile_decks: Array
     other_class: int
     rectifier: CardRectifier | None = None
+    embeddings: Array | None = None
 
     def __post_init__(self) -> None:
         if self.probabilities.shape != self.within_profile.shape:
@@ -46,6 +49,8 @@ class FirstLook:
             self.probabilities.shape[1],
         ):
             raise ValueError("FirstLook: profile_decks must have one entry per class")
+        if self.embeddings is not None and len(self.embeddings) != len(self.probabilities):
+            raise ValueError("FirstLook: one embedding per candidate, or none")
 
     def __len__(self) -> int:
         return len(self.probabilities)
@@ -58,4 +63,5 @@ class FirstLook:
             self.profile_decks,
             self.other_class,
             self.rectifier,
+            None if self.embeddings is None else np.asarray(self.embeddings)[index],
         )

@@ -118,6 +118,16 @@ class VisionSettings:
     neighbour_mixed_agreement: float = 0.6
     # ... and there are at least this many pairs, every back keeps its own look.
     neighbour_mixed_min_pairs: int = 2
+    # A back of no deck takes the deck of the backs it looks like in the same photo
+    # (vision/name/scene.py): of its scene_neighbours most alike among the backs at least
+    # scene_seed_min_confidence sure of their deck, scene_min_share are of one deck and
+    # each at least scene_min_similarity alike. Photos only: the live view weighs each
+    # card over many frames instead.
+    scene_naming: bool = True
+    scene_seed_min_confidence: float = 0.9
+    scene_neighbours: int = 3
+    scene_min_similarity: float = 0.9
+    scene_min_share: float = 1.0
     # Naming evens out how often the classifier saw each deck in training (its
     # class_counts; vision/name/classifier.py): it saw classic decks 2.5 times as often.
     balance_decks: bool = True
@@ -295,6 +305,11 @@ class VisionSettings:
                 "neighbour_reliability_power must be 0 or more, got "
                 f"{self.neighbour_reliability_power}"
             )
+        for name in ("scene_seed_min_confidence", "scene_min_similarity", "scene_min_share"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be within [0, 1], got {getattr(self, name)}")
+        if self.scene_neighbours < 1:
+            raise ValueError(f"scene_neighbours must be 1 or more, got {self.scene_neighbours}")
         if self.neighbour_rounds < 1:
             raise ValueError(f"neighbour_rounds must be 1 or more, got {self.neighbour_rounds}")
         if not 0.0 <= self.neighbour_mixed_agreement <= 1.0:

@@ -110,7 +110,7 @@ class Counter:
             min_deck_probability=s.min_deck_probability,
             enrolled_min_deck_probability=s.enrolled_min_deck_probability,
         )
-        self.namer = Namer(self.classifier, s, self.naming_views)
+        self.namer = Namer(self.classifier, s, self.naming_views, scene=not live)
         numbers = Path(numbers_path) if numbers_path else DEFAULT_NUMBERS
         self.reader: NumberReader | None = None
         if numbers_path is not None or numbers.is_file():
@@ -287,6 +287,7 @@ class Counter:
             ),
             timings_s=timings,
             could_be=named.could_be,
+            from_scene=named.from_scene,
             possible=checked.possible,
             possible_could_be=possible_decks,
             rejected=checked.rejected,

@@ -33,6 +33,9 @@ class Count:
     # Per card, the other decks of the profile it could be (vision/count/doubts.py); empty when
     # nothing was worked out.
     could_be: tuple[tuple[str, ...], ...] = ()
+    # Per card, whether it is a back named from the backs it looks like in the same photo
+    # (vision/name/scene.py); empty when none was.
+    from_scene: tuple[bool, ...] = ()
     # Candidates that may be cards left uncounted (confidence: their chance of being a
     # card), and the decks of the profile each could be.
     possible: Cards | None = None
@@ -115,6 +118,12 @@ class Count:
             if low or unnamed or odd:
                 out.append(i + 1)
         return out
+
+    @property
+    def named_from_table(self) -> list[int]:
+        """Ids of backs the classifier named no deck, named from the backs they look like in
+        the same photo (`vision.name.scene`); each is also among the `uncertain`."""
+        return [i + 1 for i, named in enumerate(self.from_scene) if named]
 
     @property
     def unread(self) -> list[int]:
@@ -280,6 +289,7 @@ class Count:
             "counts": self.counts,
             "unknown": self.unknown,
             "other_game": self.other_game,
+            "named_from_table": self.named_from_table,
             "cards": cards,
             "uncertain": self.uncertain,
             "unread": self.unread,
@@ -341,4 +351,7 @@ def reading_order(cards: Cards) -> np.ndarray:
 def numbered(named: Named) -> Named:
     """The named cards in reading order, the order of their ids, with their `could_be`."""
     order = reading_order(named.cards)
-    return Named(named.cards[order], tuple(named.could_be[int(i)] for i in order))
+    from_scene = (
+        tuple(named.from_scene[int(i)] for i in order) if named.from_scene else named.from_scene
+    )
+    return Named(named.cards[order], tuple(named.could_be[int(i)] for i in order), from_scene)

@@ -80,6 +80,8 @@ class DeckClassifier:
             c[len(FACE_PREFIX) :] for c in self.classes if c.startswith(FACE_PREFIX)
         )
         self._other = self.classes.index(OTHER) if OTHER in self.classes else -1
+        # Models exported by `vision.train.deck_net` give their embedding beside the logits.
+        self.has_embedding = "embedding" in {o.name for o in self.session.get_outputs()}
         self._is_back_class = np.array(
             [not c.startswith(FACE_PREFIX) for c in self.classes], dtype=bool
         )
@@ -107,11 +109,26 @@ class DeckClassifier:
         """``(n, classes)`` softmax probabilities of ``(n, h, w, 3)`` crops."""
         if not len(crops_bgr):
             return np.zeros((0, len(self.classes)), np.float32)
-        logits = self.session.run(["logits"], {"crops": to_blob(crops_bgr)})[0]
-        logits = logits - logits.max(axis=1, keepdims=True)
-        p = np.exp(logits)
-        softmax: np.ndarray = p / p.sum(axis=1, keepdims=True)
-        return softmax
+        return _softmax(self.session.run(["logits"], {"crops": to_blob(crops_bgr)})[0])
+
+    def read(self, crops_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """`probabilities` of ``(n, h, w, 3)`` crops, and the ``(n, d)`` picture each one
+        makes to the classifier just before its last layer (its ``embedding``: crops alike
+        to it lie close). The embedding is None for a model that does not give one."""
+        if not self.has_embedding:
+            return self.probabilities(crops_bgr), None
+        if not len(crops_bgr):
+            return np.zeros((0, len(self.classes)), np.float32), None
+        logits, embedding = self.session.run(["logits", "embedding"], {"crops": to_blob(crops_bgr)})
+        return _softmax(logits), np.asarray(embedding, np.float32)
+
+    def first_read(
+        self, image_bgr: np.ndarray, cards: Cards, rectifier: CardRectifier
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """`read` of every card's crop as found (the first of `VIEWS`)."""
+        if not len(cards):
+            return np.zeros((0, len(self.classes)), np.float32), None
+        return self.read(view_crops(rectifier, cards.corners, VIEWS[0]))
 
     def card_probabilities(
         self,
@@ -239,3 +256,10 @@ class DeckClassifier:
                 out.deck_confidence[i] = p[i, k]
                 out.color[i] = self.classes[k][len(FACE_PREFIX) :]
         return out
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of ``(n, classes)`` logits."""
+    z = np.exp(logits - logits.max(axis=1, keepdims=True))
+    out: np.ndarray = z / z.sum(axis=1, keepdims=True)
+    return out

@@ -3,7 +3,8 @@
 Naming runs in two steps around the card check: a first look at every candidate
 (`first_look`), which the check reads, then the naming of the cards kept (`name`): their
 first look averaged with more looks (`naming_views`), each back weighed with the backs it
-touches (`vision.name.neighbours`).
+touches (`vision.name.neighbours`), and on photos a back still of no deck named from the
+backs it looks like (`vision.name.scene`).
 """
 
 from __future__ import annotations
@@ -19,14 +20,17 @@ from vision.core.settings import VisionSettings
 from vision.core.types import Array
 from vision.name.classifier import DeckClassifier
 from vision.name.neighbours import Neighbours, touching_pairs
+from vision.name.scene import SceneNaming
 
 
 @dataclass(frozen=True)
 class Named:
-    """Cards with their names, and per card the other decks of the profile it could be."""
+    """Cards with their names, per card the other decks of the profile it could be, and
+    which backs were named from the backs they look like (`vision.name.scene`)."""
 
     cards: Cards
     could_be: tuple[tuple[str, ...], ...]
+    from_scene: tuple[bool, ...] = ()
 
 
 class Namer:
@@ -36,14 +40,26 @@ class Namer:
         classifier: the deck classifier (built-in or a profile's).
         settings: the naming settings (`VisionSettings`).
         views: looks at each kept card that naming averages (`vision.name.looks`).
+        scene: name backs of no deck from the backs they look like (`vision.name.scene`,
+            with the settings' ``scene_*``); off, or without ``scene_naming``, they stay
+            unknown.
     """
 
-    def __init__(self, classifier: DeckClassifier, settings: VisionSettings, views: int) -> None:
+    def __init__(
+        self,
+        classifier: DeckClassifier,
+        settings: VisionSettings,
+        views: int,
+        scene: bool = False,
+    ) -> None:
         if not 1 <= views <= 4:
             raise ValueError(f"views must be within 1..4, got {views}")
         self.classifier = classifier
         self.settings = settings
         self.views = views
+        self.scene = (
+            SceneNaming.from_settings(settings) if scene and settings.scene_naming else None
+        )
 
     def first_look(
         self, image_bgr: Array, candidates: Cards, profile: tuple[str, ...]
@@ -51,9 +67,9 @@ class Namer:
         """One read of every candidate as found, limited to the profile for the check."""
         c = self.classifier
         rectifier = c.rectifier(image_bgr)
-        p = c.card_probabilities(image_bgr, candidates, rectifier=rectifier)
+        p, embeddings = c.first_read(image_bgr, candidates, rectifier)
         within, _ = c.within_profile(p, profile)
-        return FirstLook(p, within, c.profile_decks(profile), c.other_class, rectifier)
+        return FirstLook(p, within, c.profile_decks(profile), c.other_class, rectifier, embeddings)
 
     def probabilities(self, image_bgr: Array, cards: Cards, look: FirstLook) -> Array:
         """The kept cards' probabilities for naming: their `views` looks averaged."""
@@ -71,8 +87,21 @@ class Namer:
         named = self.classifier.classify(
             image_bgr, cards, profile, Neighbours.from_settings(self.settings), probabilities=p
         )
-        could_be = self.could_be(p, profile, named.deck)
-        return Named(named, tuple(unknown_could_be(named, could_be, self.profile_decks(profile))))
+        could_be = unknown_could_be(
+            named, self.could_be(p, profile, named.deck), self.profile_decks(profile)
+        )
+        from_scene = [False] * len(named)
+        if self.scene is not None and look.embeddings is not None:
+            likely, _ = self.classifier.profile_probabilities(p, profile)
+            found = self.scene.decks(named, look.embeddings, self.other_game_probability)
+            for i, deck in found.items():
+                # The classifier's own doubt stays: the card is still one to look at, and
+                # what it could have been as a back of no deck, it still could be.
+                named.deck[i] = deck
+                named.deck_confidence[i] = likely[i, self.classifier.classes.index(deck)]
+                could_be[i] = tuple(d for d in could_be[i] if d != deck)
+                from_scene[i] = True
+        return Named(named, tuple(could_be), tuple(from_scene))
 
     def possible_decks(
         self, possible: Cards | None, look: FirstLook, profile: tuple[str, ...]
@@ -107,6 +136,12 @@ class Namer:
         """The decks of the profile that the classifier knows, in its order."""
         allowed = self.classifier.allowed(profile)
         return tuple(d for d in self.classifier.decks if d in allowed)
+
+    @property
+    def other_game_probability(self) -> float | None:
+        """How likely of no deck a back must be to be another game's (the count's bar)."""
+        s = self.settings
+        return s.enrolled_other_game_probability if self.enrolled else s.other_game_probability
 
     @property
     def enrolled(self) -> bool:
