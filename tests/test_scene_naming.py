@@ -169,3 +169,17 @@ def test_live_frames_are_not_named_from_the_table(h4: Path) -> None:
     # The live view weighs each card over many frames instead (vision/live/steady.py).
     live = Counter(classifier_path=h4, threads=2, live=True)
     assert live.count(PHOTO, decks=("pump", "carriage", "plow", "pail")).named_from_table == []
+
+
+def test_a_back_alike_to_another_games_backs_is_left_alone() -> None:
+    # A fan of another game's backs in the pumps' ink: two named pump by the classifier,
+    # one surely of another game, one unknown. The unknown one's three most alike: both
+    # "pumps" and the other game's back.
+    cards = table(
+        ["pump", "pump", None, None], [0.95, 0.95, 0.95, 0.4], other=[0.0, 0.0, 0.95, 0.5]
+    )
+    emb = np.stack([near(PUMP, 0.1), near(PUMP, 0.1), PUMP, PUMP])
+    assert SceneNaming().decks(cards, emb, other_game_probability=0.9) == {}
+    # Without it among its most alike (the other game's back elsewhere), it is named.
+    apart = np.stack([PUMP, PUMP, PAIL, PUMP])
+    assert SceneNaming(neighbours=2).decks(cards, apart, other_game_probability=0.9) == {3: "pump"}

@@ -15,7 +15,9 @@ alike (cosine of the embeddings). A back surely of another game (the count's
 game's back in the ink of a deck of the table can come near that deck's backs, but seldom
 as near as three of them: counting only the alike ones halved the backs named wrong on the
 held-out families' hard scenes (`docs/history.md`, "Backs of no deck named after the backs
-they look like").
+they look like"). The backs surely of another game speak too, for no deck: a back with
+one of them among its most alike is left alone (in a fan of another game's backs in a
+deck's ink, a few named that deck by the classifier name none of the rest).
 
 A back named so keeps the classifier's own probability of that deck as its confidence:
 it stays among the cards to look at, and its deck's range still reaches below it.
@@ -59,29 +61,37 @@ class SceneNaming:
         other_game_probability: float | None = None,
     ) -> dict[int, str]:
         """``{index: deck}`` for each back of no deck in ``cards`` that the backs it looks
-        like name (``embeddings``: ``(n, d)``, one per card)."""
+        like name (``embeddings``: ``(n, d)``, one per card; ``other_game_probability``:
+        how likely of no deck a back surely of another game is; None: none is)."""
         emb = np.asarray(embeddings, np.float64)
         if emb.ndim != 2 or len(emb) != len(cards):
             raise ValueError("one embedding per card is needed")
         backs = cards.side == BACK
         named = np.array([d is not None for d in cards.deck], dtype=bool)
-        seeds = np.nonzero(backs & named & (cards.deck_confidence >= self.seed_min_confidence))[0]
+        sure = np.nonzero(backs & named & (cards.deck_confidence >= self.seed_min_confidence))[0]
         lost = backs & ~named
+        elsewhere = np.zeros(len(cards), dtype=bool)
         if other_game_probability is not None:
-            lost &= cards.other_probability < other_game_probability
+            elsewhere = lost & (cards.other_probability >= other_game_probability)
+            lost &= ~elsewhere
         unknown = np.nonzero(lost)[0]
-        if len(seeds) < 2 or not len(unknown):
+        if len(sure) < 2 or not len(unknown):
             return {}
+        # Backs surely of another game speak too, for no deck.
+        seeds = np.concatenate([sure, np.nonzero(elsewhere)[0]])
+        label = [str(cards.deck[j]) if cards.deck[j] is not None else "" for j in seeds]
         unit = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12)
         similarity = unit[unknown] @ unit[seeds].T
-        k = min(self.neighbours, len(seeds))
+        k = min(self.neighbours, len(sure))
         out: dict[int, str] = {}
         for row, i in zip(similarity, unknown, strict=True):
             nearest = np.argsort(-row, kind="stable")[:k]
             alike = [j for j in nearest if row[j] >= self.min_similarity]
             if not alike:
                 continue
-            deck, votes = Counter(str(cards.deck[seeds[j]]) for j in alike).most_common(1)[0]
+            deck, votes = Counter(label[j] for j in alike).most_common(1)[0]
+            if not deck:
+                continue
             if votes >= self.min_share * k:
                 out[int(i)] = deck
         return out
