@@ -64,10 +64,14 @@ class Namer:
     def first_look(
         self, image_bgr: Array, candidates: Cards, profile: tuple[str, ...]
     ) -> FirstLook:
-        """One read of every candidate as found, limited to the profile for the check."""
+        """One read of every candidate as found, limited to the profile for the check (with
+        the embeddings naming after look-alikes needs, where it is on)."""
         c = self.classifier
         rectifier = c.rectifier(image_bgr)
-        p, embeddings = c.first_read(image_bgr, candidates, rectifier)
+        if self.scene is not None:
+            p, embeddings = c.first_read(image_bgr, candidates, rectifier)
+        else:
+            p, embeddings = c.card_probabilities(image_bgr, candidates, rectifier=rectifier), None
         within, _ = c.within_profile(p, profile)
         return FirstLook(p, within, c.profile_decks(profile), c.other_class, rectifier, embeddings)
 
