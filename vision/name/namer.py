@@ -95,9 +95,11 @@ class Namer:
             named, self.could_be(p, profile, named.deck), self.profile_decks(profile)
         )
         from_scene = [False] * len(named)
+        found = {}
         if self.scene is not None and look.embeddings is not None:
-            likely, _ = self.classifier.profile_probabilities(p, profile)
             found = self.scene.decks(named, look.embeddings, self.other_game_probability)
+        if found:
+            likely, _ = self.classifier.profile_probabilities(p, profile)
             for i, deck in found.items():
                 # The classifier's own doubt stays: the card is still one to look at, and
                 # what it could have been as a back of no deck, it still could be.
