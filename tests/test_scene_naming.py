@@ -165,10 +165,16 @@ def test_the_cli_says_which_cards_were_named_from_the_table(h4: Path) -> None:
     assert "uncertain cards 6 (6 named after the backs they look like)" in result.output
 
 
-def test_live_frames_are_not_named_from_the_table(h4: Path) -> None:
-    # The live view weighs each card over many frames instead (vision/live/steady.py).
-    live = Counter(classifier_path=h4, threads=2, live=True)
-    assert live.count(PHOTO, decks=("pump", "carriage", "plow", "pail")).named_from_table == []
+def test_live_frames_are_named_from_the_table_too(h4: Path) -> None:
+    # One look a frame and the live card check: the sixth pump is still named from the fan.
+    decks = ("pump", "carriage", "plow", "pail")
+    live = Counter(classifier_path=h4, threads=2, live=True).count(PHOTO, decks=decks)
+    assert live.counts["pump"] == 6 and live.unknown == 0
+    assert len(live.named_from_table) == 1
+    off = Counter(
+        classifier_path=h4, threads=2, live=True, settings=VisionSettings(scene_naming=False)
+    ).count(PHOTO, decks=decks)
+    assert off.counts["pump"] == 5 and off.unknown == 1 and off.named_from_table == []
 
 
 def test_a_back_alike_to_another_games_backs_is_left_alone() -> None:

@@ -121,8 +121,7 @@ class VisionSettings:
     # A back of no deck takes the deck of the backs it looks like in the same photo
     # (vision/name/scene.py): of its scene_neighbours most alike among the backs at least
     # scene_seed_min_confidence sure of their deck, scene_min_share are of one deck and
-    # each at least scene_min_similarity alike. Photos only: the live view weighs each
-    # card over many frames instead.
+    # each at least scene_min_similarity alike. Photos and live frames alike.
     scene_naming: bool = True
     scene_seed_min_confidence: float = 0.9
     scene_neighbours: int = 3

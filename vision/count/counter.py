@@ -110,7 +110,7 @@ class Counter:
             min_deck_probability=s.min_deck_probability,
             enrolled_min_deck_probability=s.enrolled_min_deck_probability,
         )
-        self.namer = Namer(self.classifier, s, self.naming_views, scene=not live)
+        self.namer = Namer(self.classifier, s, self.naming_views)
         numbers = Path(numbers_path) if numbers_path else DEFAULT_NUMBERS
         self.reader: NumberReader | None = None
         if numbers_path is not None or numbers.is_file():

@@ -36,13 +36,14 @@ class Named:
 class Namer:
     """Names cards with one deck classifier.
 
+    With the settings' ``scene_naming`` it also names backs of no deck from the backs they
+    look like in the same picture (`vision.name.scene`, the settings' ``scene_*``); without
+    it they stay unknown.
+
     Args:
         classifier: the deck classifier (built-in or a profile's).
         settings: the naming settings (`VisionSettings`).
         views: looks at each kept card that naming averages (`vision.name.looks`).
-        scene: name backs of no deck from the backs they look like (`vision.name.scene`,
-            with the settings' ``scene_*``); off, or without ``scene_naming``, they stay
-            unknown.
     """
 
     def __init__(
@@ -50,16 +51,13 @@ class Namer:
         classifier: DeckClassifier,
         settings: VisionSettings,
         views: int,
-        scene: bool = False,
     ) -> None:
         if not 1 <= views <= 4:
             raise ValueError(f"views must be within 1..4, got {views}")
         self.classifier = classifier
         self.settings = settings
         self.views = views
-        self.scene = (
-            SceneNaming.from_settings(settings) if scene and settings.scene_naming else None
-        )
+        self.scene = SceneNaming.from_settings(settings) if settings.scene_naming else None
 
     def first_look(
         self, image_bgr: Array, candidates: Cards, profile: tuple[str, ...]
