@@ -10,7 +10,7 @@ import pytest
 
 from vision.count.counter import Counter
 from vision.evaluate.video import evaluate_clips
-from vision.lab.live_replay import FIGURES, KeptCounts, main, replay
+from vision.lab.live_replay import FIGURES, KeptCounts, counters, main, replay
 from vision.live.settings import LiveSettings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,12 +25,12 @@ class Refusing:
 
 
 @pytest.fixture(scope="module")
-def counters() -> tuple[Counter, Counter]:
+def shipped() -> tuple[Counter, Counter]:
     return Counter(live=True, threads=1), Counter(threads=1)
 
 
-def test_a_replay_gives_the_figures_of_eval_and_counts_each_frame_once(counters, tmp_path) -> None:
-    live, single = counters
+def test_a_replay_gives_the_figures_of_eval_and_counts_each_frame_once(shipped, tmp_path) -> None:
+    live, single = shipped
     direct = evaluate_clips(CLIPS, live, single, LiveSettings()).to_json()["by_decks"]["4"]
     kept = KeptCounts(tmp_path / "kept.pkl", {"models": "these"})
     first = replay(CLIPS, [{}], kept, live, single)[0]
@@ -54,6 +54,8 @@ def test_counts_kept_by_other_models_are_refused(tmp_path) -> None:
     [
         (["--try", "appear_s=soon"], "appear_s takes a float, not 'soon'"),
         (["--try", "no_such=1"], "not a KEY=VALUE of the live settings"),
+        (["--vision", "no_such=1"], "not a KEY=VALUE of the vision settings"),
+        (["--vision", "scene_min_share=2"], "scene_min_share"),
     ],
 )
 def test_a_bad_try_is_one_line(args, message, tmp_path, capsys) -> None:
@@ -66,3 +68,12 @@ def test_a_folder_without_clips_is_one_line(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit) as exit_:
         main([str(tmp_path), "--cache", str(tmp_path / "k.pkl")])
     assert exit_.value.code == 2 and "no clips with their truth JSON" in capsys.readouterr().err
+
+
+def test_vision_overrides_reach_both_counters() -> None:
+    # A trial of the counter itself: naming after look-alikes off in live frames and photos.
+    live, single = counters(None, None, 1, {"scene_naming": False})
+    assert live.live and not single.live
+    for counter in (live, single):
+        assert not counter.settings.scene_naming and counter.namer.scene is None
+    assert counters(None, None, 1)[0].namer.scene is not None

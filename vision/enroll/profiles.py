@@ -25,6 +25,7 @@ from scoring.errors import ModelError, UsageError
 from scoring.home import tallero_home
 
 if TYPE_CHECKING:
+    from vision.core.settings import VisionSettings
     from vision.count.counter import Counter
 
 DEFAULT_PROFILE = "default"
@@ -216,10 +217,12 @@ def profile_counter(
     decks: tuple[str, ...] | None = None,
     threads: int | None = None,
     live: bool = False,
+    settings: VisionSettings | None = None,
 ) -> Counter:
     """A counter with the profile's enrolled deck classifier, number reader and decks (the
     built-in ones where nothing is enrolled); ``decks`` given replaces the profile's
-    (``live``: the quick settings for webcam frames)."""
+    (``live``: the quick settings for webcam frames; ``settings``: other than the default
+    `VisionSettings`)."""
     from vision.count.counter import Counter
 
     classifier, enrolled = classifier_for(name)
@@ -230,4 +233,5 @@ def profile_counter(
         decks=decks or enrolled,
         threads=threads,
         live=live,
+        settings=settings,
     )

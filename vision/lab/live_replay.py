@@ -1,7 +1,7 @@
 """Live-view trials on webcam clips: each frame counted once, the watch loop replayed.
 
     python -m vision.lab.live_replay CLIPS --cache FILE [--try KEY=V,...] ...
-        [--limit N] [--threads 1] [--profile P] [--model ONNX]
+        [--vision KEY=V,...] [--limit N] [--threads 1] [--profile P] [--model ONNX]
 
 Each ``--try`` is one set of `LiveSettings` overrides (``appear_min_share=0.4``, ...). The
 clips of CLIPS (``dataset synth --kind video``) go through the watch loop exactly as
@@ -11,12 +11,14 @@ once and kept in FILE, by the frame's pixels, so the next try or the next run re
 tracker, the steady table and the scoring over the same counts in seconds. A try that counts
 other frames (another ``count_every_s``) counts them once more and keeps them too.
 
-One JSON line per try: its overrides, the figures per number of decks (``settled_exact``,
-``single_exact``, ``time_to_steady_s``, ``flicker_per_min``, ``wrong_steady``,
-``hand_restored``, ``hand_broken``), frames counted anew, and seconds. The counts depend on
-the models and the vision settings: a cache is for one set of them (the models' files, the
-profile and both counters' `VisionSettings` are recorded in it, and a cache made with
-others is refused).
+One JSON line per try: its overrides (and ``vision``, where given), the figures per number
+of decks (``settled_exact``, ``single_exact``, ``time_to_steady_s``, ``flicker_per_min``,
+``wrong_steady``, ``hand_restored``, ``hand_broken``), frames counted anew, and seconds.
+The counts depend on the models and the vision settings: a cache is for one set of them
+(the models' files, the profile and both counters' `VisionSettings` are recorded in it,
+and a cache made with others is refused). ``--vision`` counts with `VisionSettings`
+overrides (both counters, ``scene_naming=false``, ...): a trial of the counter itself,
+kept in a file of its own.
 """
 
 from __future__ import annotations
@@ -101,14 +103,20 @@ class KeptCounter:
 
 
 def counters(
-    model: Path | None, profile: str | None, threads: int | None
+    model: Path | None,
+    profile: str | None,
+    threads: int | None,
+    vision: dict[str, Any] | None = None,
 ) -> tuple[Counter, Counter]:
-    """The live counter and the photo counter, as ``tallero eval CLIPS`` makes them."""
+    """The live counter and the photo counter, as ``tallero eval CLIPS`` makes them (with
+    ``vision``: those `VisionSettings` overrides, for both)."""
+    from vision.core.settings import VisionSettings
     from vision.enroll.profiles import profile_counter
 
+    settings = VisionSettings(**(vision or {}))
     return (
-        profile_counter(profile, model, None, threads, live=True),
-        profile_counter(profile, model, None, threads, live=False),
+        profile_counter(profile, model, None, threads, live=True, settings=settings),
+        profile_counter(profile, model, None, threads, live=False, settings=settings),
     )
 
 
@@ -151,12 +159,13 @@ def replay(
 
 def main(argv: list[str] | None = None) -> None:
     from vision.evaluate.video import clip_files
-    from vision.lab.sweep import parse_overrides
+    from vision.lab.sweep import parse_overrides, parse_try
 
     ap = argparse.ArgumentParser(prog="python -m vision.lab.live_replay", description=__doc__)
     ap.add_argument("directory", type=Path)
     ap.add_argument("--cache", type=Path, required=True, help="file the counts are kept in")
     ap.add_argument("--try", dest="tries", action="append", default=[], metavar="KEY=V,...")
+    ap.add_argument("--vision", default="", metavar="KEY=V,...", help="VisionSettings overrides")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--model", type=Path, default=None)
@@ -164,11 +173,15 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     try:
         tries = [parse_overrides(t, LiveSettings(), "the live settings") for t in args.tries]
+        vision = parse_try(args.vision)
     except ValueError as exc:
         ap.error(str(exc))
     if not args.directory.is_dir() or not clip_files(args.directory):
         ap.error(f"{args.directory}: no clips with their truth JSON")
-    live, single = counters(args.model, args.profile, args.threads)
+    try:
+        live, single = counters(args.model, args.profile, args.threads, vision)
+    except ValueError as exc:  # a setting out of its range
+        ap.error(str(exc))
     models = {
         "live": live.model_info,
         "single": single.model_info,
@@ -180,7 +193,7 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as exc:
         ap.error(str(exc))
     for row in replay(args.directory, tries or [{}], kept, live, single, args.limit):
-        print(json.dumps(row), flush=True)
+        print(json.dumps({"vision": vision, **row} if vision else row), flush=True)
 
 
 if __name__ == "__main__":
