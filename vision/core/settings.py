@@ -118,10 +118,10 @@ class VisionSettings:
     neighbour_mixed_agreement: float = 0.6
     # ... and there are at least this many pairs, every back keeps its own look.
     neighbour_mixed_min_pairs: int = 2
-    # A back of no deck takes the deck of the backs it looks like in the same photo
-    # (vision/name/scene.py): of its scene_neighbours most alike among the backs at least
-    # scene_seed_min_confidence sure of their deck, scene_min_share are of one deck and
-    # each at least scene_min_similarity alike. Photos and live frames alike.
+    # A back of no deck takes the deck of the backs it looks like in the same picture, a
+    # photo or a live frame (vision/name/scene.py): of its scene_neighbours most alike
+    # among the backs at least scene_seed_min_confidence sure of their deck,
+    # scene_min_share are of one deck and each at least scene_min_similarity alike.
     scene_naming: bool = True
     scene_seed_min_confidence: float = 0.9
     scene_neighbours: int = 3
