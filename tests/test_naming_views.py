@@ -78,7 +78,7 @@ def test_probabilities_are_the_mean_of_the_looks() -> None:
 
 
 def test_naming_views_must_be_one_to_four() -> None:
-    for name in ("naming_views", "live_naming_views"):
+    for name in ("naming_views", "live_naming_views", "enrolled_live_naming_views"):
         for bad in (0, 5):
             with pytest.raises(ValueError, match=name):
                 VisionSettings(**{name: bad})
@@ -92,6 +92,17 @@ def test_live_frames_take_one_look_and_photos_four() -> None:
     live = live_counter.namer.probabilities(image, cards, first)
     assert live is first.probabilities
     assert np.abs(photo - first.probabilities).max() > 1e-3
+
+
+def test_live_frames_take_two_looks_with_an_enrolled_classifier() -> None:
+    # An enrolled classifier is less sure of the user's own cards than the built-in one is
+    # of the drawn decks: live frames average two looks with it.
+    h4 = Path(__file__).resolve().parent / "data" / "regression" / "profiles" / "h4" / "decks.onnx"
+    assert Counter(threads=1, live=True, classifier_path=h4).namer.views == 2
+    assert Counter(threads=1, live=True).namer.views == 1
+    assert Counter(threads=1, classifier_path=h4).namer.views == 4
+    one = VisionSettings(enrolled_live_naming_views=1)
+    assert Counter(threads=1, live=True, classifier_path=h4, settings=one).namer.views == 1
 
 
 def test_the_counter_names_from_the_averaged_looks_and_keeps_the_same_cards() -> None:

@@ -166,13 +166,19 @@ def test_the_cli_says_which_cards_were_named_from_the_table(h4: Path) -> None:
 
 
 def test_live_frames_are_named_from_the_table_too(h4: Path) -> None:
-    # One look a frame and the live card check: the sixth pump is still named from the fan.
+    # One look a frame (where the classifier alone leaves the sixth pump unknown) and the
+    # live card check: the sixth pump is still named from the fan.
     decks = ("pump", "carriage", "plow", "pail")
-    live = Counter(classifier_path=h4, threads=2, live=True).count(PHOTO, decks=decks)
-    assert live.counts["pump"] == 6 and live.unknown == 0
-    assert len(live.named_from_table) == 1
+    one = {"enrolled_live_naming_views": 1}
+    live = Counter(classifier_path=h4, threads=2, live=True, settings=VisionSettings(**one))
+    counted = live.count(PHOTO, decks=decks)
+    assert counted.counts["pump"] == 6 and counted.unknown == 0
+    assert len(counted.named_from_table) == 1
     off = Counter(
-        classifier_path=h4, threads=2, live=True, settings=VisionSettings(scene_naming=False)
+        classifier_path=h4,
+        threads=2,
+        live=True,
+        settings=VisionSettings(scene_naming=False, **one),  # type: ignore[arg-type]
     ).count(PHOTO, decks=decks)
     assert off.counts["pump"] == 5 and off.unknown == 1 and off.named_from_table == []
 

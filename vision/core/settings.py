@@ -139,8 +139,12 @@ class VisionSettings:
     # Naming reads each kept card in this many looks (vision/name/looks.py VIEWS) and
     # averages them, steadier than one; the card check reads the first alone, as fitted.
     naming_views: int = 4
-    # Live frames favour speed: one look (the next frame is another look anyway).
+    # Live frames favour speed: one look (the next frame is another look anyway) ...
     live_naming_views: int = 1
+    # ... but two with a profile's enrolled classifier, less sure of the user's own cards:
+    # on heirloom clips enrolled as a user would, the steady count is right in more frames
+    # and flickers less (docs/history.md, "Live frames named in two looks").
+    enrolled_live_naming_views: int = 2
     # A face's number (vision/name/numbers.py) is given when the reader finds it at least
     # this likely; otherwise it is left unread and the card is listed to look at.
     number_min_confidence: float = 0.97
@@ -283,7 +287,13 @@ class VisionSettings:
         ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        for name in ("naming_views", "live_naming_views", "detector_views", "live_detector_views"):
+        for name in (
+            "naming_views",
+            "live_naming_views",
+            "enrolled_live_naming_views",
+            "detector_views",
+            "live_detector_views",
+        ):
             if not 1 <= getattr(self, name) <= 4:
                 raise ValueError(f"{name} must be within 1..4, got {getattr(self, name)}")
         if self.heap_min_unexplained_card_areas < 0:

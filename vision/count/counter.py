@@ -158,9 +158,12 @@ class Counter:
 
     @property
     def naming_views(self) -> int:
-        """Looks at each kept card that naming averages (`vision.name.looks`): one live."""
+        """Looks at each kept card that naming averages (`vision.name.looks`): fewer live,
+        where an enrolled classifier takes more than the built-in one."""
         s = self.settings
-        return s.live_naming_views if self.live else s.naming_views
+        if not self.live:
+            return s.naming_views
+        return s.enrolled_live_naming_views if self.classifier.enrolled else s.live_naming_views
 
     def count(
         self,
