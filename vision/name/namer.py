@@ -3,8 +3,8 @@
 Naming runs in two steps around the card check: a first look at every candidate
 (`first_look`), which the check reads, then the naming of the cards kept (`name`): their
 first look averaged with more looks (`naming_views`), each back weighed with the backs it
-touches (`vision.name.neighbours`), and on photos a back still of no deck named from the
-backs it looks like (`vision.name.scene`).
+touches (`vision.name.neighbours`), and a back still of no deck named from the backs it
+looks like (`vision.name.scene`).
 """
 
 from __future__ import annotations
@@ -46,12 +46,7 @@ class Namer:
         views: looks at each kept card that naming averages (`vision.name.looks`).
     """
 
-    def __init__(
-        self,
-        classifier: DeckClassifier,
-        settings: VisionSettings,
-        views: int,
-    ) -> None:
+    def __init__(self, classifier: DeckClassifier, settings: VisionSettings, views: int) -> None:
         if not 1 <= views <= 4:
             raise ValueError(f"views must be within 1..4, got {views}")
         self.classifier = classifier
