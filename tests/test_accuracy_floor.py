@@ -14,6 +14,8 @@ Remake the scenes with ``tallero dataset synth DIR --n N --seed S --kind K --dec
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from vision.lab.gate import FIGURES, SETS, Models, floors, regression_figures
@@ -63,3 +65,39 @@ def test_the_gate_takes_the_files_a_candidate_folder_holds(tmp_path) -> None:  #
         Models.candidate(tmp_path / "missing")
     shutil.copyfile(DEFAULT_DETECTOR, tmp_path / "tallero-cards.onnx")
     assert Models.candidate(tmp_path).files == {"model_path": tmp_path / "tallero-cards.onnx"}
+
+
+def test_the_gate_counts_a_set_alike_with_a_candidate_that_is_the_shipped_models(tmp_path) -> None:  # noqa: ANN001
+    import shutil
+
+    from vision.core.models import DEFAULT_CHECK, DEFAULT_DETECTOR
+    from vision.lab.gate import set_figures
+
+    shutil.copyfile(DEFAULT_DETECTOR, tmp_path / "tallero-cards.onnx")
+    shutil.copyfile(DEFAULT_CHECK, tmp_path / "tallero-check.json")
+    sample = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "synth-mini"
+    got = set_figures(sample, None, Models.candidate(tmp_path), threads=1)
+    assert got == set_figures(sample, None, Models.shipped(), threads=1)
+    assert got["images"] == 4 and 0 < got["deck_exact"] <= 1
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("nowhere", "not a labelled set"),
+        ("datasets/samples/synth-mini=h9", "no such regression profile"),
+    ],
+)
+def test_the_gate_refuses_a_set_it_cannot_count_before_counting(
+    tmp_path, spec: str, message: str
+) -> None:  # noqa: ANN001
+    import shutil
+
+    from vision.core.models import DEFAULT_DETECTOR
+    from vision.lab.gate import main
+
+    shutil.copyfile(DEFAULT_DETECTOR, tmp_path / "tallero-cards.onnx")
+    root = Path(__file__).resolve().parents[1]
+    spec = spec if spec == "nowhere" else str(root / spec)
+    with pytest.raises(SystemExit, match=message):
+        main([str(tmp_path), "--set", spec])

@@ -1,5 +1,5 @@
 """Whether a candidate set of models may replace the shipped ones: ``python -m vision.lab.gate
-MODELS [--real VOC_DIR] [--threads N]``.
+MODELS [--real VOC_DIR] [--set DIR[=PROFILE] ...] [--threads N]``.
 
 A detector continued in chunks (`vision.train.finetune`), with its card checks fitted again
 beside it (``tallero train --stage card-check --out MODELS ...``), is committed only when it
@@ -13,7 +13,9 @@ floors the candidate falls under (``{set: {figure: [got, floor]}}``). Exit 1 whe
 under any.
 
 The real photos' figures are those of ``tallero eval VOC_DIR --split val`` (recall,
-precision); the drawn held-out sets of the model card are left to ``tallero eval --model``.
+precision). Each ``--set`` is a labelled synthetic set (``tallero dataset synth``), such as
+the held-out sets of the model card, with the figures of ``tallero eval DIR``; ``=PROFILE``
+counts it with a committed regression profile's classifier (``h4``: the heirloom art).
 """
 
 from __future__ import annotations
@@ -97,6 +99,17 @@ def below_floors(got: dict[str, dict[str, float]]) -> dict[str, dict[str, list[f
     return out
 
 
+def set_figures(
+    directory: Path, profile: str | None, models: Models, threads: int
+) -> dict[str, Any]:
+    """A labelled synthetic set's headline figures counted with ``models``."""
+    from vision.evaluate.metrics import evaluate_dir
+
+    j = evaluate_dir(directory, models.counter(profile, threads)).to_json()
+    keys = ("images", "deck_exact", "card_precision", "card_recall", "sure_share", "sure_exact")
+    return {k: j[k] for k in keys}
+
+
 def real_figures(directory: Path, models: Models, threads: int) -> dict[str, Any]:
     """The real photos' validation split counted with ``models``."""
     from vision.evaluate.photos import evaluate_photos
@@ -109,9 +122,24 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.lab.gate", description=__doc__)
     ap.add_argument("models", type=Path, help="folder of the candidate's model files")
     ap.add_argument("--real", type=Path, help="real photos with Pascal VOC boxes (val split)")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="DIR[=PROFILE]",
+        help="a labelled synthetic set, with a regression profile's classifier after =",
+    )
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
     candidate, shipped = Models.candidate(args.models), Models.shipped()
+    sets = []
+    for spec in args.set:
+        folder, _, profile = spec.partition("=")
+        if not (Path(folder) / "truth").is_dir():
+            raise SystemExit(f"{folder}: not a labelled set (no truth/ folder)")
+        if profile and not (REGRESSION / "profiles" / profile).is_dir():
+            raise SystemExit(f"{profile}: no such regression profile in {REGRESSION / 'profiles'}")
+        sets.append((Path(folder), profile or None))
     got: dict[str, dict[str, float]] = {}
     for name in SETS:
         got[name] = regression_figures(name, candidate, args.threads)
@@ -123,6 +151,14 @@ def main(argv: list[str] | None = None) -> int:
             "set": "real-val",
             "candidate": real_figures(args.real, candidate, args.threads),
             "shipped": real_figures(args.real, shipped, args.threads),
+        }
+        print(json.dumps(row), flush=True)
+    for folder, profile in sets:
+        row = {
+            "set": str(folder),
+            "profile": profile,
+            "candidate": set_figures(folder, profile, candidate, args.threads),
+            "shipped": set_figures(folder, profile, shipped, args.threads),
         }
         print(json.dumps(row), flush=True)
     below = below_floors(got)
