@@ -243,9 +243,11 @@ def check_stage(
     models = [tmp_path / n for n in ("cards.onnx", "decks.onnx")]
     for m in models:
         m.write_bytes(b"weights")
-    recipe = replace(TrainRecipe(), check_photos=str(tmp_path / "photos"), **fields)
-    for name, *_ in recipe.check_sets:
-        (tmp_path / "data" / name / "truth").mkdir(parents=True)
+    # Two small scene sets, drawn by the stage itself (the tables above never read them).
+    sets = (("fresh-mixed", 2, 1100, "mixed"), ("fresh-sorted", 1, 1101, "sorted"))
+    recipe = replace(
+        TrainRecipe(), check_photos=str(tmp_path / "photos"), check_sets=sets, **fields
+    )
     return recipe, models, tmp_path / "data"
 
 
@@ -267,6 +269,9 @@ def test_a_refit_with_real_photos_writes_a_live_check_from_the_drawn_scenes_alon
         check_epochs=20,
     )
     out = train_card_check(data, *models, tmp_path / "tallero-check.json", recipe, log=print)
+    # The stage drew the scene sets it lacked (a refit for a new detector needs no data stage).
+    drawn_scenes = [len(list((data / n / "truth").glob("*.json"))) for n, *_ in recipe.check_sets]
+    assert drawn_scenes == [2, 1]
     live = tmp_path / "tallero-check-live.json"
     notes = {p: json.loads(p.read_text())["trained"] for p in (out, live)}
     assert notes[live]["candidates"] == 600 and "photos" not in notes[live]

@@ -12,6 +12,7 @@ import numpy as np
 from scoring.home import file_sha256
 from vision.core.models import DEFAULT_LIVE_CHECK
 from vision.detect.check import FEATURES
+from vision.train.detector import draw_sets
 from vision.train.stages import TrainRecipe, log_line
 
 LIVE_CHECK_NAME = DEFAULT_LIVE_CHECK.name
@@ -50,7 +51,8 @@ def train_card_check(
         log(f"card check: already trained ({out})")
         return out
     dirs = [data_root / name for name, *_ in recipe.check_sets]
-    require_models((detector, classifier), "the export and classifier stages", dirs)
+    require_models((detector, classifier), "the export and classifier stages", [])
+    draw_sets(data_root, recipe.check_sets, recipe, log)  # a refit for another detector
     settings = VisionSettings()
     t0 = time.time()
     counter = proposing_counter(detector, classifier, settings, threads=recipe.threads)
@@ -147,8 +149,9 @@ def train_card_look(
     sets = (*recipe.check_sets, *recipe.look_extra_sets)
     dirs = [data_root / name for name, *_ in sets]
     require_models(
-        (detector, classifier, check), "the export, classifier and card-check stages", dirs
+        (detector, classifier, check), "the export, classifier and card-check stages", []
     )
+    draw_sets(data_root, sets, recipe, log)
     shape = LookShape()
     t0 = time.time()
     notes = {

@@ -15,18 +15,17 @@ from vision.train.stages import TrainRecipe, log_line
 REFINE_DATA_YAML = "cards-refine.yaml"
 
 
-def make_data(root: Path, recipe: TrainRecipe, log: Callable[[str], None] = log_line) -> Path:
-    """Generate (or reuse) the train and val scenes and a data.yaml for ultralytics."""
+def draw_sets(
+    root: Path,
+    sets: tuple[tuple[str, int, int, str], ...],
+    recipe: TrainRecipe,
+    log: Callable[[str], None] = log_line,
+) -> None:
+    """Draw each ``(name, scenes, seed, kind)`` set into ``root / name``; a set already
+    holding that many scenes is reused."""
     from vision.synth.generate import synthesize
 
-    for split, n, seed, kind in (
-        ("train", recipe.train_images, recipe.train_seed, "mixed"),
-        ("val", recipe.val_images, recipe.val_seed, "mixed"),
-        ("classifier", recipe.classifier_extra_images, recipe.classifier_extra_seed, "mixed"),
-        *recipe.classifier_refine_sets,
-        *recipe.check_sets,
-        *recipe.look_extra_sets,
-    ):
+    for split, n, seed, kind in sets:
         out = root / split
         have = len(list((out / "truth").glob("*.json"))) if (out / "truth").is_dir() else 0
         if have >= n:
@@ -44,6 +43,19 @@ def make_data(root: Path, recipe: TrainRecipe, log: Callable[[str], None] = log_
             progress=True,
         )
         log(f"data: {split} done in {time.time() - t0:.0f} s")
+
+
+def make_data(root: Path, recipe: TrainRecipe, log: Callable[[str], None] = log_line) -> Path:
+    """Generate (or reuse) the train and val scenes and a data.yaml for ultralytics."""
+    sets = (
+        ("train", recipe.train_images, recipe.train_seed, "mixed"),
+        ("val", recipe.val_images, recipe.val_seed, "mixed"),
+        ("classifier", recipe.classifier_extra_images, recipe.classifier_extra_seed, "mixed"),
+        *recipe.classifier_refine_sets,
+        *recipe.check_sets,
+        *recipe.look_extra_sets,
+    )
+    draw_sets(root, sets, recipe, log)
     yaml_path = root / "cards.yaml"
     yaml_path.write_text(
         f"path: {root.resolve()}\ntrain: train/images\nval: val/images\n"
