@@ -14,11 +14,22 @@ Remake the scenes with ``tallero dataset synth DIR --n N --seed S --kind K --dec
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
-from vision.lab.gate import FIGURES, SETS, Models, floors, regression_figures
+from vision.core.models import DEFAULT_CHECK, DEFAULT_DETECTOR
+from vision.lab.gate import (
+    FIGURES,
+    SETS,
+    Models,
+    below_floors,
+    floors,
+    main,
+    regression_figures,
+    set_figures,
+)
 
 FLOORS = floors()
 
@@ -42,8 +53,6 @@ def test_counting_stays_above_its_floor(name: str, capsys) -> None:  # noqa: ANN
 
 
 def test_the_gate_names_each_floor_a_candidate_falls_under() -> None:
-    from vision.lab.gate import below_floors
-
     at_floors = {name: dict(set_floors) for name, set_floors in FLOORS.items()}
     assert below_floors(at_floors) == {}
     at_floors["standin8"]["deck_exact"] = FLOORS["standin8"]["deck_exact"] - 0.0125
@@ -55,10 +64,6 @@ def test_the_gate_names_each_floor_a_candidate_falls_under() -> None:
 
 
 def test_the_gate_takes_the_files_a_candidate_folder_holds(tmp_path) -> None:  # noqa: ANN001
-    import shutil
-
-    from vision.core.models import DEFAULT_DETECTOR
-
     with pytest.raises(SystemExit, match="holds none of tallero-cards.onnx"):
         Models.candidate(tmp_path)
     with pytest.raises(SystemExit, match="no such folder"):
@@ -68,11 +73,6 @@ def test_the_gate_takes_the_files_a_candidate_folder_holds(tmp_path) -> None:  #
 
 
 def test_the_gate_counts_a_set_alike_with_a_candidate_that_is_the_shipped_models(tmp_path) -> None:  # noqa: ANN001
-    import shutil
-
-    from vision.core.models import DEFAULT_CHECK, DEFAULT_DETECTOR
-    from vision.lab.gate import set_figures
-
     shutil.copyfile(DEFAULT_DETECTOR, tmp_path / "tallero-cards.onnx")
     shutil.copyfile(DEFAULT_CHECK, tmp_path / "tallero-check.json")
     sample = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "synth-mini"
@@ -91,11 +91,6 @@ def test_the_gate_counts_a_set_alike_with_a_candidate_that_is_the_shipped_models
 def test_the_gate_refuses_a_set_it_cannot_count_before_counting(
     tmp_path, spec: str, message: str
 ) -> None:  # noqa: ANN001
-    import shutil
-
-    from vision.core.models import DEFAULT_DETECTOR
-    from vision.lab.gate import main
-
     shutil.copyfile(DEFAULT_DETECTOR, tmp_path / "tallero-cards.onnx")
     root = Path(__file__).resolve().parents[1]
     spec = spec if spec == "nowhere" else str(root / spec)
