@@ -20,7 +20,8 @@ def dataset_synth(
         str,
         typer.Option(
             "--kind",
-            help="sorted, blitz, piles, layout, hard, mixed, round (three photos of one "
+            help="sorted, blitz, piles, layout, fan (10-24 backs of one deck, for `enroll "
+            "fan`), hard, mixed, round (three photos of one "
             "round: its piles, its sorted Dutch cards, its Blitz leftovers), video "
             "(webcam clips, --seconds and --fps, with the truth of every frame) or sort "
             "(webcam clips of the cards sorted back to their owners, one at a time, "

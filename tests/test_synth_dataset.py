@@ -100,6 +100,20 @@ def test_counts_agree_with_the_cards_listed(mixed_set: Path) -> None:
                 assert 1 <= c["value"] <= 10
 
 
+def test_a_fan_scene_shows_only_backs_of_one_deck_each_visible() -> None:
+    decks = set()
+    for i in range(6):
+        img, rec, _ = make_scene(SceneOptions(seed=5, kind="fan", decks=4, imgsz=800), i)
+        assert rec["kind"] == "fan" and img.shape[:2][::-1] == tuple(rec["size"])
+        (deck,) = {c["deck"] for c in rec["cards"]}
+        assert {c["side"] for c in rec["cards"]} == {"back"} and deck in rec["decks"]
+        laid = len(rec["cards"]) + rec["out_of_view"].get(deck, 0)  # a group may not fit
+        assert 10 <= laid <= 24 and rec["counts"][deck] == len(rec["cards"]) >= 5
+        assert min(c["visible_fraction"] for c in rec["cards"]) >= rec["min_visible"]
+        decks.add(deck)
+    assert len(decks) > 1  # the deck is drawn at random, scene by scene
+
+
 @pytest.mark.parametrize("kind", ["sorted", "blitz", "piles", "layout"])
 def test_every_kind_keeps_cards_visible_and_counts_real_outcomes(kind: str) -> None:
     for i in range(4):

@@ -14,7 +14,7 @@ from vision.synth import layouts
 from vision.synth.decks import CARD_H_MM, CARD_W_MM, FACE_COLORS, profile_decks
 from vision.synth.rounds import RoundOutcome, simulate_round
 
-KINDS = ("sorted", "blitz", "piles", "layout", "hard")
+KINDS = ("sorted", "blitz", "piles", "layout", "fan", "hard")
 # "mixed" draws one of these per scene (never "hard": see plans_hard); "scatter" (loose
 # faces and backs, 1 to 30 cards, including close-ups) only appears inside mixed.
 MIXED_WEIGHTS = {"sorted": 0.36, "blitz": 0.2, "piles": 0.2, "layout": 0.1, "scatter": 0.14}
@@ -217,6 +217,23 @@ def plan_layout(profile: tuple[str, ...], rng: np.random.Generator, target: floa
     return Plan("layout", profile, cards, [], None, (60.0, 400.0), (-15.0, 15.0))
 
 
+def plan_fan(profile: tuple[str, ...], rng: np.random.Generator, target: float) -> Plan:
+    """10 to 24 backs of one deck of the profile (chosen at random), fanned or laid in
+    overlapping rows of up to 12, each showing at least ``target`` of itself: the photo a
+    user takes of one deck to teach Tallero its slivers (`tallero enroll fan`)."""
+    deck = str(rng.choice(profile))
+    n = int(rng.integers(10, 25))
+    sizes = [n] if n <= 12 else [n // 2, n - n // 2]
+    groups = [
+        [_back(deck, p) for p in layouts.group(m, target, rng, str(rng.choice(["fan", "rows"])))]
+        for m in sizes
+    ]
+    local = [np.array([c.pose for c in g]).reshape(-1, 3) for g in groups]
+    plan = Plan("fan", profile, [], [], None, (80.0, 320.0), (-20.0, 20.0), groups, local)
+    plan.cards = _pack(groups, local, rng)
+    return plan
+
+
 def plan_piles(
     profile: tuple[str, ...],
     rng: np.random.Generator,
@@ -279,6 +296,7 @@ PLANNERS = {
     "sorted": plan_sorted,
     "blitz": plan_blitz,
     "layout": plan_layout,
+    "fan": plan_fan,
     "piles": plan_piles,
     "scatter": plan_scatter,
 }
