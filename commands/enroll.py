@@ -78,6 +78,33 @@ def enroll_faces(
     emit_json(result) if as_json else echo_enrolled(result)
 
 
+@enroll_app.command("fan")
+def enroll_fan(
+    photos: Annotated[
+        list[Path], typer.Argument(help="Photos, each of 10 or more backs of one deck, fanned.")
+    ],
+    decks: Annotated[
+        str,
+        typer.Option("--decks", help="The deck of each photo, in order, e.g. pump,carriage."),
+    ],
+    profile: ProfileOpt = None,
+    model: ModelOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Teach an enrolled deck how its backs look in a real pile: fan out 10 or more of its
+    cards, backs up and overlapping, and photograph them from above (one deck a photo)."""
+    from vision.enroll.profiles import check_name
+    from vision.enroll.run import enroll_fans
+
+    names = [check_name(n, "deck") for n in decks.split(",") if n.strip()]
+    result = enroll_fans(photos, names, profile, model, echo_progress)
+    if as_json:
+        emit_json(result)
+        return
+    echo_enrolled(result)
+    typer.echo("Fans: " + ", ".join(f"{d} {n} backs" for d, n in result["fans"].items()))
+
+
 @enroll_app.command("list")
 def enroll_list(profile: ProfileOpt = None, as_json: JsonOpt = False) -> None:
     """The profiles and their enrolled decks."""

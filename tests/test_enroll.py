@@ -185,3 +185,66 @@ def test_enrolled_decks_count_exactly_and_an_unenrolled_deck_is_unknown(tallero,
         count.uncertain_other_probability == VisionSettings().enrolled_uncertain_other_probability
     )
     assert count.other_game_probability == VisionSettings().enrolled_other_game_probability
+
+
+# Scene 7 of `tallero dataset synth DIR --kind fan --art heirloom --decks 4 --seed 7150 --n 8
+# --imgsz 1600`, shrunk to 1024 px: 13 backs of the heirloom pail, in a row and a fan.
+FAN = DATA / "heirloom-fan-pail.jpg"
+
+
+@pytest.mark.slow
+def test_a_fan_photo_teaches_a_deck_its_slivers(tallero, home, quick_fit):
+    r = tallero("enroll", "backs", str(LAYOUT), "--decks", "grandma,buggy-red,plow,pail", "--json")
+    assert r.code == 0, r.err
+    folder = home / "profiles" / "default"
+    crops_before = json.loads((folder / "profile.json").read_text())["classifier"]["crops"]
+
+    r = tallero("enroll", "fan", str(FAN), "--decks", "pail", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["fans"] == {"pail": 13}  # every back of the photo, as the pail's
+    profile = json.loads((folder / "profile.json").read_text())
+    (fan,) = profile["decks"]["pail"]["fans"]
+    assert (folder / fan["photo"]).is_file() and len(fan["cards"]) == 13
+    assert fan["source"]["path"] == str(FAN.resolve())
+    # The same drawn scenes as before, and each fan card cut 16 times.
+    from vision.enroll.fit import FitRecipe
+
+    added = 13 * FitRecipe().fan_copies
+    assert profile["classifier"]["crops"] == crops_before + added
+    assert not any("fans" in profile["decks"][d] for d in ("grandma", "buggy-red", "plow"))
+
+    # A new picture of the deck keeps its fan; removing the deck forgets the photo.
+    r = tallero("enroll", "backs", str(LAYOUT), "--decks", "grandma,buggy-red,plow,pail")
+    assert r.code == 0, r.err
+    profile = json.loads((folder / "profile.json").read_text())
+    assert profile["decks"]["pail"]["fans"][0]["photo"] == fan["photo"]
+    assert profile["classifier"]["crops"] == crops_before + added
+    assert tallero("enroll", "remove", "pail").code == 0
+    assert not (folder / fan["photo"]).exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "says"),
+    [
+        ([str(FAN), "--decks", "pail"], 2, "has no deck 'pail' (enrolled: none); enroll its back"),
+        ([str(FAN), str(FAN), "--decks", "pail"], 1, "2 photo(s) and 1 deck(s)"),
+        ([str(FAN), "--decks", "p ail?"], 2, "not usable"),
+    ],
+)
+def test_fan_photos_that_cannot_be_enrolled_say_why(tallero, home, args, code, says):
+    r = tallero("enroll", "fan", *args)
+    assert r.code == code and says in r.err and "Traceback" not in r.err, r.err
+    assert len(r.err.strip().splitlines()) == 1
+    assert not (home / "profiles" / "default" / "profile.json").exists()
+
+
+@pytest.mark.slow
+def test_a_fan_photo_with_no_backs_is_refused(tallero, home, quick_fit):
+    r = tallero("enroll", "backs", str(LAYOUT), "--decks", "pump,carriage,plow,pail")
+    assert r.code == 0, r.err
+    before = (home / "profiles" / "default" / "profile.json").read_text()
+    faces = Path(__file__).parent / "data" / "numbers" / "heirloom-numbers.jpg"
+    r = tallero("enroll", "fan", str(faces), "--decks", "pail")
+    assert r.code == 1 and "0 back(s) found; fan out 10 or more cards of pail" in r.err, r.err
+    assert (home / "profiles" / "default" / "profile.json").read_text() == before
+    assert not (home / "profiles" / ".default.staging").exists()

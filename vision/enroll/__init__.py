@@ -3,8 +3,9 @@
 A layout photo (one card of each deck in a row) gives each deck's picture
 (`find_layout`); `enroll_layout` stores them in a `Profile` and fits the profile's deck
 classifier on scenes drawn with them (`vision.enroll.fit`, which uses the scene generator
-and torch, so it is loaded only when a profile is fitted). Counting reads a profile through
-`classifier_for`.
+and torch, so it is loaded only when a profile is fitted). A fan photo of one enrolled deck
+(`enroll_fans`) adds every back found in it, as the camera saw it, to that fit. Counting
+reads a profile through `classifier_for`.
 """
 
 from typing import Any
@@ -17,6 +18,7 @@ __all__ = [
     "Profile",
     "ProfileStore",
     "classifier_for",
+    "enroll_fans",
     "enroll_layout",
     "find_layout",
     "list_profiles",
@@ -25,7 +27,7 @@ __all__ = [
     "remove_deck",
 ]
 
-_RUN = ("enroll_layout", "list_profiles", "remove_deck")
+_RUN = ("enroll_fans", "enroll_layout", "list_profiles", "remove_deck")
 
 
 def __getattr__(name: str) -> Any:

@@ -17,6 +17,10 @@ expansion red plow for a red plow drawn otherwise). Its stand-in cards are left 
 training: teaching them as ``other`` would teach the enrolled deck's own object and ink
 as unknown.
 
+A deck's fan photos (`vision.enroll.run.enroll_fans`), if any, add a crop of every back
+found in them, cut ``fan_copies`` times with corner jitter: the deck as a camera saw it in
+a real pile, slivers and light included, which no drawn scene of its one picture shows.
+
 The scenes drawn for the fit hold far more ``other`` cards, for every enrolled deck, than
 the shipped classifier was trained with (every stand-in deck that is not anchored). So the
 fitted classifier's ``other`` logit is moved by ``log(factor)`` (`other_prior_factor`),
@@ -65,6 +69,11 @@ class FitRecipe:
     standin_share: float = 0.35
     # Learning rate when starting from the shipped classifier.
     lr: float = 1e-3
+    # Share of the user's art scenes photographed as `kind="hard"` (small cards, tilt, low
+    # light, blur, JPEG), the rest sorted piles and Blitz leftovers.
+    hard_share: float = 0.0
+    # Crops cut (with corner jitter) of each back found in a deck's fan photos.
+    fan_copies: int = 16
     # The fitted classifier's odds of "other" against a deck, as a multiple of the shipped
     # classifier's (see `other_prior_factor`; 1 is the shipped odds, 0 turns it off). Lower
     # names more of the user's own cards, but names more backs of decks that are not
@@ -120,6 +129,38 @@ def relabel_truth(
                 card["deck"] = None
                 card["random_art"] = True
         path.write_text(json.dumps(truth))
+
+
+def fan_dataset(folder: Path, out: Path) -> Path | None:
+    """The enrolled decks' fan photos (`vision.enroll.run.enroll_fans`) as a labelled set
+    under ``out`` (``images/``, ``truth/``: every back found, of its deck), or None when the
+    profile in ``folder`` has none."""
+    data = json.loads((Path(folder) / "profile.json").read_text())
+    wrote = 0
+    for name, record in data.get("decks", {}).items():
+        for k, fan in enumerate(record.get("fans", [])):
+            if not wrote:
+                (out / "images").mkdir(parents=True)
+                (out / "truth").mkdir()
+            image = f"{name}-{k}{Path(fan['photo']).suffix}"
+            (out / "images" / image).symlink_to((Path(folder) / fan["photo"]).resolve())
+            cards = [{"side": "back", "deck": name, "corners": c} for c in fan["cards"]]
+            truth = {"image": image, "cards": cards}
+            (out / "truth" / f"{name}-{k}.json").write_text(json.dumps(truth))
+            wrote += 1
+    return out if wrote else None
+
+
+def join_crops(a: Any, b: Any) -> Any:
+    """Two `vision.train.deck_net.CropSet` of the same classes as one."""
+    from vision.train.deck_net import CropSet
+
+    return CropSet(
+        np.concatenate([a.images, b.images]),
+        np.concatenate([a.labels, b.labels]),
+        np.concatenate([a.visible, b.visible]),
+        a.classes,
+    )
 
 
 def _framings(picture: np.ndarray, shift_fraction: float = 0.03) -> list[np.ndarray]:
@@ -361,8 +402,13 @@ def fit_profile_classifier(
             (style_name, n_enrolled, slots),
             ("standin", n_standin, {}),
         ):
-            for kind, share in (("sorted", 0.7), ("blitz", 0.3)):
-                n = max(1, round(n_art * share)) if n_art else 0
+            hard = recipe.hard_share if slot_map else 0.0
+            for kind, share in (
+                ("sorted", 0.7 * (1 - hard)),
+                ("blitz", 0.3 * (1 - hard)),
+                ("hard", hard),
+            ):
+                n = max(1, round(n_art * share)) if n_art and share else 0
                 if not n:
                     continue
                 data = Path(tmp) / f"{kind}-{len(dirs)}"
@@ -390,6 +436,19 @@ def fit_profile_classifier(
             copies=recipe.crop_copies,
             seed=recipe.seed,
         )
+        fan_dir = fan_dataset(folder, Path(tmp) / "fans")
+        if fan_dir is not None and recipe.fan_copies > 0:
+            fan_crops = collect_crops(
+                [fan_dir],
+                classes,
+                crop_width_px,
+                crop_height_px,
+                jitter_fraction=recipe.crop_jitter_fraction,
+                copies=recipe.fan_copies,
+                seed=recipe.seed + 1,
+            )
+            log(f"enroll: {len(fan_crops.labels)} crops of the decks' fan photos")
+            crops = join_crops(crops, fan_crops)
         timings["crops_s"] = time.perf_counter() - t0
     counts = np.bincount(crops.labels, minlength=len(classes))
     log("enroll: " + ", ".join(f"{c} {n}" for c, n in zip(classes, counts, strict=True)))

@@ -4,7 +4,9 @@ A profile is a folder ``profiles/<name>/`` holding ``profile.json``, one rectifi
 per enrolled deck (``cards/<deck>.png``, the evidence the classifier was fitted on) and
 the fitted deck classifier ``decks.onnx``; once the faces' numbers are enrolled, also one
 picture per number (``cards/number-<n>-1.png``) and the profile's number reader
-``numbers.onnx``. With no enrolled deck, Tallero uses its built-in stand-in decks; with no
+``numbers.onnx``. A deck may also keep fan photos of its backs (``fans/<deck>-<k>.jpg``,
+the backs found in each listed in its record), whose cards the classifier learns too.
+With no enrolled deck, Tallero uses its built-in stand-in decks; with no
 enrolled numbers, its built-in number reader.
 """
 
@@ -162,11 +164,14 @@ class ProfileStore:
             if not cv2.imwrite(str(profile.folder / rel), picture):
                 raise ModelError(f"cannot write {profile.folder / rel}")
             rels.append(rel)
+        fans = records.get(name, {}).get("fans")
         records[name] = {
             "cards": rels,
             "photos": [{"path": p, "sha256": h} for p, h in photos],
             "enrolled_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
+        if fans:  # a deck's fan photos (`tallero enroll fan`) outlive a new picture of it
+            records[name]["fans"] = fans
 
     def replace(self, profile: Profile, staged: Path) -> None:
         """Swap in a profile folder prepared in ``staged`` (a sibling of the profile's)."""
@@ -184,7 +189,7 @@ class ProfileStore:
             known = ", ".join(profile.decks) or "none"
             raise UsageError(f"profile {profile.name} has no deck {deck!r} (enrolled: {known})")
         record = profile.decks.pop(deck)
-        for rel in record.get("cards", []):
+        for rel in record.get("cards", []) + [f["photo"] for f in record.get("fans", [])]:
             (profile.folder / rel).unlink(missing_ok=True)
 
     def delete(self, profile: Profile) -> None:

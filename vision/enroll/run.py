@@ -35,6 +35,8 @@ FIT_RECIPE = FitRecipe(scenes=120, epochs=4)
 SMALL_CARD_PX = 150
 # Finds below this detector confidence are not taken as cards of a layout.
 ENROLL_MIN_CONFIDENCE = 0.5
+# A fan photo teaches a deck's slivers only when at least this many of its backs are found.
+FAN_MIN_BACKS = 3
 
 
 def enroll_layout(
@@ -150,6 +152,88 @@ def enroll_numbers(
         "number_reader": staged.number_reader,
         "seconds": round(time.perf_counter() - t0, 1),
     }
+
+
+def enroll_fans(
+    photos: Sequence[Path],
+    names: Sequence[str],
+    profile: str | None,
+    model: Path | None,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """Enroll fan photos, each of the backs of one enrolled deck (``names``, one per photo):
+    every back the counter finds in a photo is kept as a card of that deck as the camera
+    saw it (slivers, light, blur), and the deck classifier is fitted again with them. A
+    deck's fans replace the ones it had; its enrolled picture stays."""
+    from vision.core.imageio import load_image
+
+    t0 = time.perf_counter()
+    if len(photos) != len(names):
+        from vision.enroll.layout import EnrollError
+
+        raise EnrollError(
+            f"{len(photos)} photo(s) and {len(names)} deck(s): name one deck per fan photo"
+        )
+    home = tallero_home()
+    store = ProfileStore(home)
+    current = store.load(profile_name(profile))
+    missing = sorted({n for n in names if n not in current.decks})
+    if missing:
+        from scoring.errors import UsageError
+
+        known = ", ".join(current.decks) or "none"
+        raise UsageError(
+            f"profile {current.name} has no deck {missing[0]!r} (enrolled: {known}); enroll "
+            f"its back first (tallero enroll backs)"
+        )
+    from vision.enroll.profiles import profile_counter
+
+    counter = profile_counter(current.name, model=model)
+    fans: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
+    staged = _stage(current)
+    try:
+        folder = staged.folder / "fans"
+        for photo, name in zip(photos, names, strict=True):
+            image = load_image(photo, counter.settings)
+            count = counter.count(image, name=str(photo))
+            backs = np.flatnonzero(count.cards.side == BACK)
+            if len(backs) < FAN_MIN_BACKS:
+                from vision.enroll.layout import EnrollError
+
+                raise EnrollError(
+                    f"{photo}: {len(backs)} back(s) found; fan out 10 or more cards of "
+                    f"{name}, backs up, overlapping, and take the photo from above"
+                )
+            faces = len(count.cards) - len(backs)
+            log(
+                f"enroll: {photo}: {len(backs)} backs of {name}"
+                + (f" (left out {faces} face-up card(s))" if faces else "")
+            )
+            folder.mkdir(parents=True, exist_ok=True)
+            rel = f"fans/{name}-{len(fans[name]) + 1}{Path(photo).suffix.lower() or '.jpg'}"
+            shutil.copyfile(photo, staged.folder / rel)
+            fans[name].append(
+                {
+                    "photo": rel,
+                    "source": {
+                        "path": str(Path(photo).resolve()),
+                        "sha256": file_sha256(Path(photo)),
+                    },
+                    "cards": np.round(count.cards.corners[backs], 1).tolist(),
+                }
+            )
+        for name, records in fans.items():
+            for old in staged.decks[name].get("fans", []):
+                if old["photo"] not in {r["photo"] for r in records}:
+                    (staged.folder / old["photo"]).unlink(missing_ok=True)
+            staged.decks[name]["fans"] = records
+    except BaseException:
+        shutil.rmtree(staged.folder, ignore_errors=True)
+        raise
+    result = _refit_and_swap(store, current, staged, log)
+    result["fans"] = {n: sum(len(r["cards"]) for r in recs) for n, recs in fans.items()}
+    result["seconds"] = round(time.perf_counter() - t0, 1)
+    return result
 
 
 def cv2_read(path: Path) -> Any:
