@@ -79,3 +79,30 @@ def test_a_profile_enrolls_from_as_many_layout_photos_as_asked(
     assert got["refused"] == ["000000.jpg: found 3 card(s), expected 4"]
     with pytest.raises(RuntimeError, match="3 of 4 layout scenes enrolled"):
         families.enroll_family(tmp_path, 10000001, 4, "p", layouts=4)
+
+
+def test_a_profile_enrolls_the_first_fan_scene_of_each_deck(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vision.enroll import run
+
+    fans = tmp_path / "fan"
+    (fans / "truth").mkdir(parents=True)
+    # Fan scenes draw their deck at random: carriage twice, pump, pail, plow.
+    for k, deck in enumerate(["carriage", "pump", "carriage", "pail", "plow"]):
+        truth = {"image": f"{k:06d}.jpg", "cards": [{"side": "back", "deck": deck}] * 10}
+        (fans / "truth" / f"{k:06d}.json").write_text(json.dumps(truth))
+    monkeypatch.setattr(families, "scenes", lambda out, *a: out)
+    asked: list[tuple[list[str], list[str], str]] = []
+
+    def enroll(photos, names, profile, model, log):
+        asked.append(([p.name for p in photos], list(names), profile))
+        return {"fans": dict.fromkeys(names, 10), "seconds": 2.0}
+
+    monkeypatch.setattr(run, "enroll_fans", enroll)
+    got = families.enroll_family_fans(tmp_path, 10000001, 4, "p-fans")
+    order = ["000001.jpg", "000000.jpg", "000004.jpg", "000003.jpg"]
+    assert asked == [(order, ["pump", "carriage", "plow", "pail"], "p-fans")]
+    assert got == {"fans": order, "backs": dict.fromkeys(asked[0][1], 10), "seconds": 2.0}
+    with pytest.raises(RuntimeError, match="no fan scene of blue-pump"):
+        families.enroll_family_fans(tmp_path, 10000001, 8, "p8-fans")

@@ -3,14 +3,18 @@ more), then counted on hard scenes of that family.
 
     python -m vision.lab.families OUT [--families 10000001,...] [--decks 4] [--n 100]
         [--imgsz 1920] [--kind hard] [--model ONNX] [--classifier ONNX] [--check JSON]
-        [--look ONNX] [--no-enroll] [--layouts 1] [--annotate DIR [--worst 3]]
+        [--look ONNX] [--no-enroll] [--layouts 1] [--fans] [--fit KEY=V,...]
+        [--annotate DIR [--worst 3]]
 
 For each family: the layout scenes (one card of each deck in a row, drawn 1600 px wide; 6
 for each photo enrolled) are tried in turn until one (``--layouts N``: N) shows one back of
 every deck and nothing else, and the decks are enrolled from it (them, as one profile
-named ``f{family}-{decks}-xN``); the family's scenes are drawn; the counter with the
-profile counts them. Everything lives under OUT (scenes, a scratch ``$TALLERO_HOME``), so a
-second run with other models reuses the scenes and profiles. Prints one JSON line per
+named ``f{family}-{decks}-xN``); with ``--fans``, also one fan photo of each deck (the
+first fan scene of it of `FAN_SCENES` a deck, ``kind="fan"``; profile ``...-fans``);
+``--fit`` fits the profiles with that enrollment recipe (named after it). The family's
+scenes are drawn; the counter with the profile counts them. Everything lives under OUT
+(scenes, a scratch ``$TALLERO_HOME``), so a second run with other models reuses the scenes
+and profiles. Prints one JSON line per
 family and a last line with the worst and the mean: deck_exact over the decks present
 (``present_deck_exact``), card recall and precision, how often a count given as one number
 is right (``sure_exact``), how often the range holds the truth (``range_covers``), and
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -44,6 +49,8 @@ HEADLINE = (
 )
 # Layout scenes drawn for each photo a profile enrolls (some lay other cards beside the row).
 LAYOUT_SCENES = 6
+# Fan scenes (one deck each, `kind="fan"`) drawn for each deck when fans are enrolled.
+FAN_SCENES = 6
 # The kinds of card error (vision.lab.count_errors) the detector makes, and naming makes.
 DETECTOR_ERRORS = ("missed_under_half", "missed", "double_find", "off_find", "false_find")
 NAMING_ERRORS = ("named_otherwise", "deck_named_this", "other_art_named_this", "face_named_this")
@@ -90,6 +97,32 @@ def enroll_family(
     raise RuntimeError(
         f"family {family}: {len(usable)} of {layouts} layout scenes enrolled: {tried}"
     )
+
+
+def enroll_family_fans(out: Path, family: int, decks: int, profile: str) -> dict[str, Any]:
+    """Enroll one fan photo of each of the family's decks (the first fan scene drawn of
+    it) into ``profile``, whose backs are enrolled already."""
+    from vision.enroll.run import enroll_fans
+
+    names = list(DECK_IDS[:decks])
+    found = scenes(
+        out / "fan", FAN_SCENES * decks, 8500 + family % 1000, "fan", decks,
+        f"family:{family}", 1600,
+    )  # fmt: skip
+    photos: dict[str, Path] = {}
+    for path in sorted((found / "truth").glob("*.json")):
+        truth = json.loads(path.read_text())
+        deck = truth["cards"][0]["deck"]
+        photos.setdefault(deck, found / "images" / truth["image"])
+    lacking = [d for d in names if d not in photos]
+    if lacking:
+        raise RuntimeError(f"family {family}: no fan scene of {', '.join(lacking)}")
+    result = enroll_fans([photos[d] for d in names], names, profile, None, lambda _m: None)
+    return {
+        "fans": [photos[d].name for d in names],
+        "backs": result["fans"],
+        "seconds": result["seconds"],
+    }
 
 
 def count_family(directory: Path, profile: str | None, args: argparse.Namespace) -> dict[str, Any]:
@@ -175,12 +208,26 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-enroll", action="store_true", help="count with the built-in decks")
     ap.add_argument("--layouts", type=int, default=1, help="layout photos each profile enrolls")
     ap.add_argument(
+        "--fit", default="", help="enrollment recipe overrides KEY=V[,KEY=V] (`FitRecipe`)"
+    )
+    ap.add_argument(
+        "--fans", action="store_true", help="also enroll a fan photo of each deck (`enroll fan`)"
+    )
+    ap.add_argument(
         "--annotate", type=Path, help="draw each family's worst scenes here, with their errors"
     )
     ap.add_argument("--worst", type=int, default=3, help="scenes drawn per family (--annotate)")
     args = ap.parse_args(argv)
     if args.layouts < 1:
         ap.error(f"--layouts must be 1 or more, not {args.layouts}")
+    if args.fit:
+        from vision.enroll import run as enroll_run
+        from vision.lab.enroll_tune import parse_recipe
+
+        try:
+            enroll_run.FIT_RECIPE = parse_recipe(args.fit, enroll_run.FIT_RECIPE)
+        except ValueError as exc:
+            ap.error(str(exc))
     os.environ["TALLERO_HOME"] = str((args.out / "home").resolve())
     rows = []
     for family in (int(f) for f in args.families.split(",")):
@@ -194,8 +241,12 @@ def main(argv: list[str] | None = None) -> None:
         enrolled: dict[str, Any] = {}
         if not args.no_enroll:
             profile = f"f{family}-{args.decks}" + (f"-x{args.layouts}" if args.layouts > 1 else "")
+            profile += "-fans" if args.fans else ""
+            profile += "-" + re.sub(r"[^a-z0-9_]+", "-", args.fit.lower()) if args.fit else ""
             if not (args.out / "home" / "profiles" / profile / "decks.onnx").is_file():
                 enrolled = enroll_family(base, family, args.decks, profile, args.layouts)
+                if args.fans:
+                    enrolled["fans"] = enroll_family_fans(base, family, args.decks, profile)
         row = {"family": family, "decks": args.decks, **count_family(hard, profile, args)}
         row["seconds"] = round(time.perf_counter() - t0, 1)
         if enrolled:
