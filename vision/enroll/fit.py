@@ -131,38 +131,6 @@ def relabel_truth(
         path.write_text(json.dumps(truth))
 
 
-def fan_dataset(folder: Path, out: Path) -> Path | None:
-    """The enrolled decks' fan photos (`vision.enroll.run.enroll_fans`) as a labelled set
-    under ``out`` (``images/``, ``truth/``: every back found, of its deck), or None when the
-    profile in ``folder`` has none."""
-    data = json.loads((Path(folder) / "profile.json").read_text())
-    wrote = 0
-    for name, record in data.get("decks", {}).items():
-        for k, fan in enumerate(record.get("fans", [])):
-            if not wrote:
-                (out / "images").mkdir(parents=True)
-                (out / "truth").mkdir()
-            image = f"{name}-{k}{Path(fan['photo']).suffix}"
-            (out / "images" / image).symlink_to((Path(folder) / fan["photo"]).resolve())
-            cards = [{"side": "back", "deck": name, "corners": c} for c in fan["cards"]]
-            truth = {"image": image, "cards": cards}
-            (out / "truth" / f"{name}-{k}.json").write_text(json.dumps(truth))
-            wrote += 1
-    return out if wrote else None
-
-
-def join_crops(a: Any, b: Any) -> Any:
-    """Two `vision.train.deck_net.CropSet` of the same classes as one."""
-    from vision.train.deck_net import CropSet
-
-    return CropSet(
-        np.concatenate([a.images, b.images]),
-        np.concatenate([a.labels, b.labels]),
-        np.concatenate([a.visible, b.visible]),
-        a.classes,
-    )
-
-
 def _framings(picture: np.ndarray, shift_fraction: float = 0.03) -> list[np.ndarray]:
     """A rectified card as itself, turned 180 degrees, and shifted each way."""
     import cv2
@@ -355,6 +323,7 @@ def fit_profile_classifier(
     a base classifier's weights, at the size that classifier reads (its ONNX beside the
     weights), since its features only know cards at that size.
     """
+    from vision.enroll.fans import fan_dataset, join_crops
     from vision.synth.art import ENROLLED_PREFIX
     from vision.synth.art_enrolled import EnrolledStyle, slot_names
     from vision.synth.generate import synthesize
@@ -436,7 +405,7 @@ def fit_profile_classifier(
             copies=recipe.crop_copies,
             seed=recipe.seed,
         )
-        fan_dir = fan_dataset(folder, Path(tmp) / "fans")
+        fan_dir = fan_dataset(folder, Path(tmp) / "fans")  # None without fan photos
         if fan_dir is not None and recipe.fan_copies > 0:
             fan_crops = collect_crops(
                 [fan_dir],
