@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from scoring.errors import UsageError
 from scoring.home import file_sha256, tallero_home
 from vision.core.cards import BACK, FACE
 from vision.enroll.fit import FitRecipe
-from vision.enroll.layout import find_layout
+from vision.enroll.layout import EnrollError, find_layout
 from vision.enroll.numbers import NUMBERS_RECIPE
 from vision.enroll.profiles import (
     CLASSIFIER_FILE,
@@ -25,6 +26,7 @@ from vision.enroll.profiles import (
     Profile,
     ProfileStore,
     check_name,
+    profile_counter,
     profile_name,
 )
 
@@ -169,8 +171,6 @@ def enroll_fans(
 
     t0 = time.perf_counter()
     if len(photos) != len(names):
-        from vision.enroll.layout import EnrollError
-
         raise EnrollError(
             f"{len(photos)} photo(s) and {len(names)} deck(s): name one deck per fan photo"
         )
@@ -179,15 +179,11 @@ def enroll_fans(
     current = store.load(profile_name(profile))
     missing = sorted({n for n in names if n not in current.decks})
     if missing:
-        from scoring.errors import UsageError
-
         known = ", ".join(current.decks) or "none"
         raise UsageError(
             f"profile {current.name} has no deck {missing[0]!r} (enrolled: {known}); enroll "
             f"its back first (tallero enroll backs)"
         )
-    from vision.enroll.profiles import profile_counter
-
     counter = profile_counter(current.name, model=model)
     fans: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
     staged = _stage(current)
@@ -198,8 +194,6 @@ def enroll_fans(
             count = counter.count(image, name=str(photo))
             backs = np.flatnonzero(count.cards.side == BACK)
             if len(backs) < FAN_MIN_BACKS:
-                from vision.enroll.layout import EnrollError
-
                 raise EnrollError(
                     f"{photo}: {len(backs)} back(s) found; fan out 10 or more cards of "
                     f"{name}, backs up, overlapping, and take the photo from above"
