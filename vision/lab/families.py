@@ -4,14 +4,15 @@ more), then counted on hard scenes of that family.
     python -m vision.lab.families OUT [--families 10000001,...] [--decks 4] [--n 100]
         [--imgsz 1920] [--kind hard] [--model ONNX] [--classifier ONNX] [--check JSON]
         [--look ONNX] [--no-enroll] [--layouts 1] [--fans] [--fit KEY=V,...]
-        [--annotate DIR [--worst 3]]
+        [--try KEY=V,...] [--annotate DIR [--worst 3]]
 
 For each family: the layout scenes (one card of each deck in a row, drawn 1600 px wide; 6
 for each photo enrolled) are tried in turn until one (``--layouts N``: N) shows one back of
 every deck and nothing else, and the decks are enrolled from it (them, as one profile
 named ``f{family}-{decks}-xN``); with ``--fans``, also one fan photo of each deck (the
 first fan scene of it of `FAN_SCENES` a deck, ``kind="fan"``; profile ``...-fans``);
-``--fit`` fits the profiles with that enrollment recipe (named after it). The family's
+``--fit`` fits the profiles with that enrollment recipe (named after it); ``--try`` counts
+with those `VisionSettings` overrides. The family's
 scenes are drawn; the counter with the profile counts them. Everything lives under OUT
 (scenes, a scratch ``$TALLERO_HOME``), so a second run with other models reuses the scenes
 and profiles. Prints one JSON line per
@@ -36,6 +37,7 @@ import cv2
 
 from scoring.decks import DECK_IDS
 from scoring.errors import TalleroError
+from vision.lab.sweep import parse_try
 
 HEADLINE = (
     "present_deck_exact",
@@ -127,6 +129,7 @@ def enroll_family_fans(out: Path, family: int, decks: int, profile: str) -> dict
 
 def count_family(directory: Path, profile: str | None, args: argparse.Namespace) -> dict[str, Any]:
     """The headline figures of the family's scenes, counted with the profile's classifier."""
+    from vision.core.settings import VisionSettings
     from vision.count.counter import Counter
     from vision.enroll.profiles import classifier_for
     from vision.evaluate.metrics import Evaluation, counted_scenes
@@ -140,6 +143,7 @@ def count_family(directory: Path, profile: str | None, args: argparse.Namespace)
         look_path=args.look,
         decks=enrolled,
         threads=args.threads,
+        settings=VisionSettings().with_overrides(**args.tries),
     )
     ev = Evaluation()
     records: list[tuple[str, dict[str, Any]]] = []
@@ -211,6 +215,9 @@ def main(argv: list[str] | None = None) -> None:
         "--fit", default="", help="enrollment recipe overrides KEY=V[,KEY=V] (`FitRecipe`)"
     )
     ap.add_argument(
+        "--try", dest="tries", default="", help="vision settings KEY=V[,KEY=V] to count with"
+    )
+    ap.add_argument(
         "--fans", action="store_true", help="also enroll a fan photo of each deck (`enroll fan`)"
     )
     ap.add_argument(
@@ -220,6 +227,10 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.layouts < 1:
         ap.error(f"--layouts must be 1 or more, not {args.layouts}")
+    try:
+        args.tries = parse_try(args.tries)
+    except ValueError as exc:
+        ap.error(str(exc))
     if args.fit:
         from vision.enroll import run as enroll_run
         from vision.lab.enroll_tune import parse_recipe
