@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 DATA = Path(__file__).parent / "data" / "enroll"
@@ -185,6 +186,24 @@ def test_enrolled_decks_count_exactly_and_an_unenrolled_deck_is_unknown(tallero,
         count.uncertain_other_probability == VisionSettings().enrolled_uncertain_other_probability
     )
     assert count.other_game_probability == VisionSettings().enrolled_other_game_probability
+    # A profile's classifier, surer than it is right, has bars of its own for doubt.
+    bars = VisionSettings(
+        enrolled_uncertain_below_confidence=0.97, enrolled_alternative_min_probability=0.03
+    )
+    counter = Counter(classifier_path=onnx, decks=("pump", "carriage", "plow"), settings=bars)
+    assert counter.count(DATA / COUNTED[0][0]).uncertain_below_confidence == 0.97
+
+    def faint_plow(namer) -> list[tuple[str, ...]]:  # noqa: ANN001
+        p = np.zeros((1, len(namer.classifier.classes)), np.float32)
+        p[0, namer.classifier.classes.index("pump")] = 0.94
+        p[0, namer.classifier.classes.index("plow")] = 0.06
+        return namer.could_be(p, ("pump", "plow"), ["pump"])
+
+    assert faint_plow(counter.namer) == [("plow",)]
+    # Not on live frames, whose tracks gather every frame's alternatives.
+    live = Counter(classifier_path=onnx, decks=("pump", "plow"), settings=bars, live=True)
+    assert faint_plow(live.namer) == [()]
+    assert faint_plow(Counter(decks=("pump", "plow"), settings=bars).namer) == [()]
 
 
 # Scene 7 of `tallero dataset synth DIR --kind fan --art heirloom --decks 4 --seed 7150 --n 8

@@ -32,6 +32,11 @@ def test_an_unknown_back_could_be_the_deck_of_the_backs_it_touches() -> None:
     assert out == [(), ("plow",), (), DECKS]
     # What the picture itself said stands.
     assert unknown_could_be(cards, [(), ("pail",), (), ()], DECKS)[1] == ("pail",)
+    # A lower bar of its own (an enrolled profile's) may let a picture that names no deck at
+    # the shared bar be something faintly: it keeps that, and what it touches still counts.
+    faint = [(), ("pail",), (), ("carriage",)]
+    out = unknown_could_be(cards, faint, DECKS, judged=[(), (), (), ()])
+    assert out == [(), ("plow", "pail"), (), DECKS]
 
 
 def count_of(cards: Cards, could_be: list[tuple[str, ...]] | None = None) -> Count:

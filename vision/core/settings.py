@@ -11,6 +11,8 @@ OPTIONAL_FRACTIONS = frozenset(
     {
         "uncertain_other_probability",
         "enrolled_uncertain_other_probability",
+        "enrolled_uncertain_below_confidence",
+        "enrolled_alternative_min_probability",
         "other_game_probability",
         "enrolled_other_game_probability",
         "possible_min_chance",
@@ -56,6 +58,9 @@ class VisionSettings:
     # A card is reported as uncertain below this overall confidence (the weaker of its
     # chance of being a card and of its deck), for a person to look at.
     uncertain_below_confidence: float = 0.8
+    # The same for a profile's enrolled classifier (None: the bar above; a higher one flags
+    # many more cards, docs/history.md).
+    enrolled_uncertain_below_confidence: float | None = None
     # A back named a deck is also uncertain when its own picture looked this likely to be
     # of no deck: backs of another deck are named for the deck of their ink.
     uncertain_other_probability: float | None = 0.1
@@ -102,6 +107,10 @@ class VisionSettings:
     heap_tight_any_deck: bool = True
     # A deck's range reaches to each uncertain back and possible card this likely of it.
     alternative_min_probability: float = 0.2
+    # The same for a profile's enrolled classifier (None: the bar above), not on live
+    # frames: fitted on one photo of each deck, it is surer than it is right, so its
+    # flagged cards and possible cards reach further (docs/history.md).
+    enrolled_alternative_min_probability: float | None = 0.05
     # A back's deck also weighs the backs it touches (a sorted player's cards lie together;
     # vision/name/neighbours.py); 0 turns that off.
     neighbour_weight: float = 2.0
@@ -250,9 +259,11 @@ class VisionSettings:
             "uncertain_below_confidence",
             "uncertain_other_probability",
             "enrolled_uncertain_other_probability",
+            "enrolled_uncertain_below_confidence",
             "possible_min_chance",
             "possible_max_iou",
             "alternative_min_probability",
+            "enrolled_alternative_min_probability",
             "min_deck_probability",
             "enrolled_min_deck_probability",
             "tile_overlap_fraction",

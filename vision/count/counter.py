@@ -110,7 +110,10 @@ class Counter:
             min_deck_probability=s.min_deck_probability,
             enrolled_min_deck_probability=s.enrolled_min_deck_probability,
         )
-        self.namer = Namer(self.classifier, s, self.naming_views)
+        # A live track gathers what each of its frames says a card could be
+        # (`vision.live.steady`): the enrolled profile's fainter bar stays off there.
+        naming = s.with_overrides(enrolled_alternative_min_probability=None) if live else s
+        self.namer = Namer(self.classifier, naming, self.naming_views)
         numbers = Path(numbers_path) if numbers_path else DEFAULT_NUMBERS
         self.reader: NumberReader | None = None
         if numbers_path is not None or numbers.is_file():
@@ -277,7 +280,11 @@ class Counter:
             cards=named.cards,
             decks=profile,
             model=self.model_info,
-            uncertain_below_confidence=s.uncertain_below_confidence,
+            uncertain_below_confidence=(
+                s.enrolled_uncertain_below_confidence
+                if self.classifier.enrolled and s.enrolled_uncertain_below_confidence is not None
+                else s.uncertain_below_confidence
+            ),
             uncertain_other_probability=(
                 s.enrolled_uncertain_other_probability
                 if self.classifier.enrolled

@@ -84,9 +84,15 @@ class Namer:
         named = self.classifier.classify(
             image_bgr, cards, profile, Neighbours.from_settings(self.settings), probabilities=p
         )
-        could_be = unknown_could_be(
-            named, self.could_be(p, profile, named.deck), self.profile_decks(profile)
-        )
+        could_be = self.could_be(p, profile, named.deck)
+        judged = could_be
+        if self.enrolled and self.settings.enrolled_alternative_min_probability is not None:
+            # Whether an unknown back's picture names any deck at all is judged at the
+            # shared bar, whatever an enrolled profile's own bar lets it also be.
+            judged = self.could_be(
+                p, profile, named.deck, self.settings.alternative_min_probability
+            )
+        could_be = unknown_could_be(named, could_be, self.profile_decks(profile), judged)
         from_scene = [False] * len(named)
         found = {}
         if self.scene is not None and look.embeddings is not None:
@@ -120,14 +126,20 @@ class Namer:
         probabilities: Array,
         profile: tuple[str, ...],
         named: Sequence[str | None] | Array | None = None,
+        bar: float | None = None,
     ) -> list[tuple[str, ...]]:
         """For each card, the decks of the profile other than its name (``named``) that it
-        is at least ``alternative_min_probability`` likely to be."""
+        is at least ``bar`` likely to be (default: ``alternative_min_probability``, its
+        ``enrolled_`` twin for a profile's own classifier)."""
         c = self.classifier
         allowed = c.allowed(profile)
         decks = [d for d in c.decks if d in allowed]
         p, _ = c.profile_probabilities(probabilities, profile)
-        bar = self.settings.alternative_min_probability
+        s = self.settings
+        if bar is None:
+            bar = s.alternative_min_probability
+            if self.enrolled and s.enrolled_alternative_min_probability is not None:
+                bar = s.enrolled_alternative_min_probability
         exclude = list(named) if named is not None else None
         return alternatives(p, c.classes, decks, bar, exclude=exclude)
 
@@ -168,20 +180,25 @@ def alternatives(
 
 
 def unknown_could_be(
-    cards: Cards, could_be: list[tuple[str, ...]], decks: tuple[str, ...]
+    cards: Cards,
+    could_be: list[tuple[str, ...]],
+    decks: tuple[str, ...],
+    judged: list[tuple[str, ...]] | None = None,
 ) -> list[tuple[str, ...]]:
     """``could_be`` with the decks an unknown back could be where its picture names none.
 
     A back named no deck whose picture is not even a fifth likely to be any deck could still
     be a card of any of them: its picture was too little to tell. It could be the deck of
     any named back it touches (the cards of a sorted pile lie together) or, touching none,
-    any deck of the profile.
+    any deck of the profile. ``judged``: the alternatives that tell whether a picture names
+    any deck (default: ``could_be``); ``could_be``'s own are kept beside the new ones.
     """
     out = list(could_be)
+    judged = out if judged is None else judged
     lost = [
         i
         for i in range(len(cards))
-        if cards.side[i] == BACK and cards.deck[i] is None and not out[i]
+        if cards.side[i] == BACK and cards.deck[i] is None and not judged[i]
     ]
     if not lost:
         return out
@@ -191,5 +208,5 @@ def unknown_could_be(
             if a in near and cards.side[b] == BACK and cards.deck[b] is not None:
                 near[a].add(str(cards.deck[b]))
     for i in lost:
-        out[i] = tuple(d for d in decks if d in near[i]) or decks
+        out[i] = tuple(d for d in decks if d in near[i] or d in out[i]) if near[i] else decks
     return out
