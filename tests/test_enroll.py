@@ -186,6 +186,7 @@ def test_enrolled_decks_count_exactly_and_an_unenrolled_deck_is_unknown(tallero,
         count.uncertain_other_probability == VisionSettings().enrolled_uncertain_other_probability
     )
     assert count.other_game_probability == VisionSettings().enrolled_other_game_probability
+    assert count.range_below_confidence == VisionSettings().enrolled_range_below_confidence
     # A profile's classifier, surer than it is right, has bars of its own for doubt.
     bars = VisionSettings(
         enrolled_uncertain_below_confidence=0.97, enrolled_alternative_min_probability=0.03

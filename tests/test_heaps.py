@@ -74,3 +74,21 @@ def test_a_heap_too_tight_to_count_blocks_the_round() -> None:
         "1 heap(s) in the Dutch photo too tight to count: spread these cards out and take the "
         "photo again (marked on it)"
     ) in result.problems
+
+
+def test_backs_under_the_range_bar_widen_the_ranges_without_being_flagged() -> None:
+    cards = backs([0, 400], ["pump", "plow"], [0.85, 0.99])
+    could_be = [("plow",), ("pump",)]
+    plain = count_of(cards, could_be)
+    assert plain.uncertain == [] and plain.ranges == {
+        "pump": (1, 1),
+        "carriage": (0, 0),
+        "plow": (1, 1),
+        "pail": (0, 0),
+    }
+    wide = Count(
+        "table.jpg", (1000, 200), cards, DECKS, {}, could_be=tuple(could_be),
+        range_below_confidence=0.9,
+    )  # fmt: skip
+    assert wide.uncertain == []
+    assert wide.ranges == {"pump": (0, 1), "carriage": (0, 0), "plow": (1, 2), "pail": (0, 0)}

@@ -12,6 +12,7 @@ OPTIONAL_FRACTIONS = frozenset(
         "uncertain_other_probability",
         "enrolled_uncertain_other_probability",
         "enrolled_uncertain_below_confidence",
+        "enrolled_range_below_confidence",
         "enrolled_alternative_min_probability",
         "other_game_probability",
         "enrolled_other_game_probability",
@@ -61,6 +62,10 @@ class VisionSettings:
     # The same for a profile's enrolled classifier (None: the bar above; a higher one flags
     # many more cards, docs/history.md).
     enrolled_uncertain_below_confidence: float | None = None
+    # A profile's backs counted under this confidence widen the ranges without being
+    # flagged (None: only the flagged ones): its one-number counts stay right 99 times in
+    # 100 on new art (docs/history.md).
+    enrolled_range_below_confidence: float | None = 0.9
     # A back named a deck is also uncertain when its own picture looked this likely to be
     # of no deck: backs of another deck are named for the deck of their ink.
     uncertain_other_probability: float | None = 0.1
@@ -260,6 +265,7 @@ class VisionSettings:
             "uncertain_other_probability",
             "enrolled_uncertain_other_probability",
             "enrolled_uncertain_below_confidence",
+            "enrolled_range_below_confidence",
             "possible_min_chance",
             "possible_max_iou",
             "alternative_min_probability",

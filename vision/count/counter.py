@@ -285,6 +285,9 @@ class Counter:
                 if self.classifier.enrolled and s.enrolled_uncertain_below_confidence is not None
                 else s.uncertain_below_confidence
             ),
+            range_below_confidence=(
+                s.enrolled_range_below_confidence if self.classifier.enrolled else None
+            ),
             uncertain_other_probability=(
                 s.enrolled_uncertain_other_probability
                 if self.classifier.enrolled

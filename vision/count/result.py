@@ -25,6 +25,9 @@ class Count:
     decks: tuple[str, ...]
     model: dict[str, Any]
     uncertain_below_confidence: float = 0.8
+    # A back counted under this confidence widens the ranges too, without being flagged
+    # (None: only the flagged ones do).
+    range_below_confidence: float | None = None
     uncertain_other_probability: float | None = 0.1  # None: not a reason to look
     # A back named no deck whose own picture is at least this likely to be of no deck is
     # another game's card (`other_game`); None: every back of no deck is asked about.
@@ -144,6 +147,11 @@ class Count:
             card_ranges = {d: (n, n) for d, n in self.counts.items()}
         else:
             doubted = set(self.uncertain)
+            if self.range_below_confidence is not None:
+                conf = self.cards.overall_confidence
+                doubted |= {
+                    i + 1 for i in range(len(conf)) if conf[i] < self.range_below_confidence
+                }
             backs = [i for i in range(len(self.cards)) if self.cards.side[i] == BACK]
             card_ranges = count_ranges(
                 self.counts,
