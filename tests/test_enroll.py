@@ -205,6 +205,14 @@ def test_enrolled_decks_count_exactly_and_an_unenrolled_deck_is_unknown(tallero,
     live = Counter(classifier_path=onnx, decks=("pump", "plow"), settings=bars, live=True)
     assert faint_plow(live.namer) == [()]
     assert faint_plow(Counter(decks=("pump", "plow"), settings=bars).namer) == [()]
+    # Backs that could be a deck of their ink or object cast doubt with the profile's
+    # classifier only, and not on live frames.
+    eight = ("pump", "plow", "green-pail")
+    assert counter.look_alikes(eight) == {"pump": ("green-pail",), "green-pail": ("pump",)}
+    assert live.look_alikes(eight) == {}
+    assert Counter(decks=("pump", "plow")).look_alikes(eight) == {}
+    off = Counter(classifier_path=onnx, settings=VisionSettings(enrolled_look_alikes=False))
+    assert off.look_alikes(eight) == {}
 
 
 # Scene 7 of `tallero dataset synth DIR --kind fan --art heirloom --decks 4 --seed 7150 --n 8

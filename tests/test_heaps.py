@@ -9,6 +9,7 @@ from scoring.decks import deck_by_name
 from scoring.game import GameSetup, Seat
 from scoring.tally import Tally, round_from_tallies
 from vision.core.cards import BACK, Cards
+from vision.count.doubts import look_alikes
 from vision.count.result import Count
 from vision.name.namer import unknown_could_be
 
@@ -92,3 +93,46 @@ def test_backs_under_the_range_bar_widen_the_ranges_without_being_flagged() -> N
     )  # fmt: skip
     assert wide.uncertain == []
     assert wide.ranges == {"pump": (0, 1), "carriage": (0, 0), "plow": (1, 2), "pail": (0, 0)}
+
+
+def test_decks_of_one_ink_or_one_object_look_alike() -> None:
+    assert look_alikes(("pump", "carriage", "plow", "pail")) == {}
+    assert look_alikes(("pump", "plow", "blue-pump", "green-pail", "grandmas")) == {
+        "pump": ("blue-pump", "green-pail"),  # its object in blue, its green ink on a pail
+        "plow": ("blue-pump",),
+        "blue-pump": ("pump", "plow"),
+        "green-pail": ("pump",),
+    }
+
+
+def test_a_sure_back_that_could_be_a_deck_it_looks_alike_widens_the_ranges() -> None:
+    # A plow 0.99 sure that could be the blue pump (the same blue ink), and a carriage
+    # 0.99 sure that could be the plow (another ink, another object): only the first
+    # casts doubt.
+    decks = ("carriage", "plow", "blue-pump", "green-pail")
+    cards = backs([0, 400], ["plow", "carriage"], [0.99, 0.99])
+    could_be = (("blue-pump",), ("plow",))
+    plain = Count("table.jpg", (1000, 200), cards, decks, {}, could_be=could_be)
+    assert plain.ranges == {
+        "carriage": (1, 1),
+        "plow": (1, 1),
+        "blue-pump": (0, 0),
+        "green-pail": (0, 0),
+    }
+    alike = Count(
+        "table.jpg", (1000, 200), cards, decks, {}, could_be=could_be,
+        look_alikes=look_alikes(decks),
+    )  # fmt: skip
+    assert alike.uncertain == []  # nothing more to look at
+    assert alike.ranges == {
+        "carriage": (1, 1),
+        "plow": (0, 1),
+        "blue-pump": (0, 1),
+        "green-pail": (0, 0),
+    }
+    # A look-alike the classifier does not find likely casts no doubt.
+    sure = Count(
+        "table.jpg", (1000, 200), cards, decks, {}, could_be=((), ()),
+        look_alikes=look_alikes(decks),
+    )  # fmt: skip
+    assert sure.ranges == plain.ranges

@@ -66,6 +66,11 @@ class VisionSettings:
     # flagged (None: only the flagged ones): its one-number counts stay right 99 times in
     # 100 on new art (docs/history.md).
     enrolled_range_below_confidence: float | None = 0.9
+    # With a profile's classifier, a back that could be (`enrolled_alternative_min_probability`)
+    # a deck of its ink or of its object (green pump: green pail, blue pump) widens the
+    # ranges however sure it is: slivers and small cards show the ink and not the object,
+    # low light the object and not the ink (vision/count/doubts.py).
+    enrolled_look_alikes: bool = True
     # A back named a deck is also uncertain when its own picture looked this likely to be
     # of no deck: backs of another deck are named for the deck of their ink.
     uncertain_other_probability: float | None = 0.1

@@ -29,6 +29,7 @@ from vision.core.models import (
 )
 from vision.core.settings import VisionSettings
 from vision.core.types import Array
+from vision.count.doubts import look_alikes
 from vision.count.heaps import HeapRules
 from vision.count.lone import lone_faces, sure_lone_places
 from vision.count.result import Count, numbered
@@ -257,6 +258,14 @@ class Counter:
             return Checked.unchecked(candidates, first)
         return self.checker.sift(image_bgr, candidates, first)
 
+    def look_alikes(self, profile: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+        """The decks of ``profile`` that look alike (one ink or one object) and whose doubt
+        widens the ranges: with a profile's own classifier only, and not on live frames
+        (their tracks gather every frame's alternatives)."""
+        if not (self.classifier.enrolled and self.settings.enrolled_look_alikes) or self.live:
+            return {}
+        return look_alikes(profile)
+
     def result(
         self,
         name: str,
@@ -288,6 +297,7 @@ class Counter:
             range_below_confidence=(
                 s.enrolled_range_below_confidence if self.classifier.enrolled else None
             ),
+            look_alikes=self.look_alikes(profile),
             uncertain_other_probability=(
                 s.enrolled_uncertain_other_probability
                 if self.classifier.enrolled

@@ -10,11 +10,53 @@ nearly kept that cover no counted card (`vision.detect.checker.possible_cards`).
 card named for it, and may gain each uncertain card, and each possible card, that is at
 least ``alternative_probability`` likely to be of that deck. A deck whose range is one
 number is a count nothing casts doubt on.
+
+With 5-8 players the decks come in pairs that differ by one thing only: two decks share
+each ink (green pump, green pail) and two each object (green pump, blue pump). A sliver,
+or a small or blurred card, shows the ink and not the object; low light shows the object
+and not the ink. A classifier fitted on one photo of each deck names such a card surely and
+wrongly, whole decks at a time, so with a profile's own classifier a back that could be a
+deck it looks alike (`look_alikes`) is in doubt however sure it is (`Count.look_alikes`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+
+from scoring.decks import DECKS
+
+_TRAITS = {d.id: (d.ink, d.object) for d in DECKS}
+
+
+def look_alikes(decks: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """``{deck: the other decks of its ink or of its object}`` among ``decks`` (the game's
+    deck ids; a name that is no deck id looks like none), for the decks that have any."""
+    out = {}
+    for a in decks:
+        if a not in _TRAITS:
+            continue
+        ink, obj = _TRAITS[a]
+        alike = tuple(
+            b
+            for b in decks
+            if b != a and b in _TRAITS and (_TRAITS[b][0] == ink or _TRAITS[b][1] == obj)
+        )
+        if alike:
+            out[a] = alike
+    return out
+
+
+def look_alike_doubts(
+    named: Sequence[str | None],
+    could_be: Sequence[tuple[str, ...]],
+    alikes: Mapping[str, tuple[str, ...]],
+) -> list[bool]:
+    """Per back, whether it is named a deck and could be one that deck looks alike
+    (``alikes``)."""
+    return [
+        deck is not None and any(o in alikes.get(deck, ()) for o in others)
+        for deck, others in zip(named, could_be, strict=True)
+    ]
 
 
 def count_ranges(

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from vision.core.cards import BACK, SIDE_NAMES, Cards
-from vision.count.doubts import count_ranges
+from vision.count.doubts import count_ranges, look_alike_doubts
 from vision.count.heaps import Heap, HeapRules, doubled_cards, find_heaps, heap_ranges
 from vision.name.namer import Named
 from vision.name.neighbours import touching_pairs
@@ -28,6 +28,10 @@ class Count:
     # A back counted under this confidence widens the ranges too, without being flagged
     # (None: only the flagged ones do).
     range_below_confidence: float | None = None
+    # deck -> the decks of its ink or its object (`vision.count.doubts.look_alikes`): a back
+    # that could be one of them widens the ranges whatever its confidence, without being
+    # flagged. Empty: none do.
+    look_alikes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     uncertain_other_probability: float | None = 0.1  # None: not a reason to look
     # A back named no deck whose own picture is at least this likely to be of no deck is
     # another game's card (`other_game`); None: every back of no deck is asked about.
@@ -153,6 +157,13 @@ class Count:
                     i + 1 for i in range(len(conf)) if conf[i] < self.range_below_confidence
                 }
             backs = [i for i in range(len(self.cards)) if self.cards.side[i] == BACK]
+            if self.look_alikes:
+                alike = look_alike_doubts(
+                    [self.cards.deck[i] for i in backs],
+                    [self.could_be[i] for i in backs],
+                    self.look_alikes,
+                )
+                doubted |= {i + 1 for i, a in zip(backs, alike, strict=True) if a}
             card_ranges = count_ranges(
                 self.counts,
                 [self.cards.deck[i] for i in backs],
