@@ -9,7 +9,7 @@ from scoring.decks import deck_by_name
 from scoring.game import GameSetup, Seat
 from scoring.tally import Tally, round_from_tallies
 from vision.core.cards import BACK, Cards
-from vision.count.doubts import look_alikes
+from vision.count.doubts import look_alikes, within_deck_size
 from vision.count.result import Count
 from vision.name.namer import unknown_could_be
 
@@ -136,3 +136,15 @@ def test_a_sure_back_that_could_be_a_deck_it_looks_alike_widens_the_ranges() -> 
         look_alikes=look_alikes(decks),
     )  # fmt: skip
     assert sure.ranges == plain.ranges
+
+
+def test_a_range_reaches_no_further_than_a_deck_holds() -> None:
+    assert within_deck_size({"pump": (3, 131), "pail": (0, 8)}, {"pump": 12, "pail": 0}) == {
+        "pump": (3, 40),
+        "pail": (0, 8),
+    }
+    # 60 backs named pump: at least 20 of them are not, and may be any other deck.
+    assert within_deck_size({"pump": (33, 60), "pail": (0, 8)}, {"pump": 60, "pail": 0}) == {
+        "pump": (13, 60),
+        "pail": (0, 28),
+    }

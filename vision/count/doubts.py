@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from scoring.decks import DECKS
+from scoring.rules import DECK_SIZE
 
 _TRAITS = {d.id: (d.ink, d.object) for d in DECKS}
 
@@ -87,3 +88,20 @@ def count_ranges(
             if other in high:
                 high[other] += 1
     return {d: (low[d], high[d]) for d in counts}
+
+
+def within_deck_size(
+    ranges: Mapping[str, tuple[int, int]], counts: Mapping[str, int], size: int = DECK_SIZE
+) -> dict[str, tuple[int, int]]:
+    """``ranges`` as a deck of ``size`` cards allows them: none reaches past ``size`` (or
+    past its own count, where that is more). A count over ``size`` holds at least its excess
+    of cards of other decks, or of none, that were named surely: its low end drops by that
+    many, and every other deck's high end rises by it."""
+    excess = {d: counts.get(d, 0) - size for d in ranges if counts.get(d, 0) > size}
+    out = {}
+    for deck, (low, high) in ranges.items():
+        if deck in excess:
+            low = max(0, low - excess[deck])
+        high += sum(n for other, n in excess.items() if other != deck)
+        out[deck] = (low, min(high, max(size, counts.get(deck, 0))))
+    return out

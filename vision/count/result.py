@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from vision.core.cards import BACK, SIDE_NAMES, Cards
-from vision.count.doubts import count_ranges, look_alike_doubts
+from vision.count.doubts import count_ranges, look_alike_doubts, within_deck_size
 from vision.count.heaps import Heap, HeapRules, doubled_cards, find_heaps, heap_ranges
 from vision.name.namer import Named
 from vision.name.neighbours import touching_pairs
@@ -146,7 +146,8 @@ class Count:
         """``{deck: (low, high)}``: how far each deck's count could be off, given the
         uncertain cards and the possible cards not counted (`vision.count.doubts.count_ranges`),
         then the card material no counted card explains and the cards that may be boxed
-        twice (`vision.count.heaps.heap_ranges`)."""
+        twice (`vision.count.heaps.heap_ranges`), as a deck of 40 cards allows
+        (`vision.count.doubts.within_deck_size`)."""
         if not self.could_be:
             card_ranges = {d: (n, n) for d, n in self.counts.items()}
         else:
@@ -171,16 +172,16 @@ class Count:
                 [self.could_be[i] for i in backs],
                 self.possible_could_be,
             )
-        if self.heap_rules is None:
-            return card_ranges
-        return heap_ranges(
-            card_ranges,
-            self.heaps,
-            self.doubled,
-            list(self.cards.deck),
-            [bool(s == BACK) for s in self.cards.side],
-            self.heap_rules,
-        )
+        if self.heap_rules is not None:
+            card_ranges = heap_ranges(
+                card_ranges,
+                self.heaps,
+                self.doubled,
+                list(self.cards.deck),
+                [bool(s == BACK) for s in self.cards.side],
+                self.heap_rules,
+            )
+        return within_deck_size(card_ranges, self.counts)
 
     @cached_property
     def heaps(self) -> list[Heap]:
