@@ -94,9 +94,9 @@ def within_deck_size(
     ranges: Mapping[str, tuple[int, int]], counts: Mapping[str, int], size: int = DECK_SIZE
 ) -> dict[str, tuple[int, int]]:
     """``ranges`` as a deck of ``size`` cards allows them: none reaches past ``size`` (or
-    past its own count, where that is more). A count over ``size`` holds at least its excess
-    of cards of other decks, or of none, that were named surely: its low end drops by that
-    many, and every other deck's high end rises by it."""
+    past its own count, where that is more). A count over ``size`` names at least its
+    excess of cards wrongly, sure ones among them: its low end drops by that many, and every
+    other deck's high end rises by it (those cards may be any deck's)."""
     excess = {d: counts.get(d, 0) - size for d in ranges if counts.get(d, 0) > size}
     out = {}
     for deck, (low, high) in ranges.items():

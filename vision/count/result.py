@@ -158,18 +158,16 @@ class Count:
                     i + 1 for i in range(len(conf)) if conf[i] < self.range_below_confidence
                 }
             backs = [i for i in range(len(self.cards)) if self.cards.side[i] == BACK]
+            named = [self.cards.deck[i] for i in backs]
+            could_be = [self.could_be[i] for i in backs]
             if self.look_alikes:
-                alike = look_alike_doubts(
-                    [self.cards.deck[i] for i in backs],
-                    [self.could_be[i] for i in backs],
-                    self.look_alikes,
-                )
+                alike = look_alike_doubts(named, could_be, self.look_alikes)
                 doubted |= {i + 1 for i, a in zip(backs, alike, strict=True) if a}
             card_ranges = count_ranges(
                 self.counts,
-                [self.cards.deck[i] for i in backs],
+                named,
                 [i + 1 in doubted for i in backs],
-                [self.could_be[i] for i in backs],
+                could_be,
                 self.possible_could_be,
             )
         if self.heap_rules is not None:
