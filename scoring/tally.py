@@ -44,6 +44,16 @@ class PhotoRound:
     settled: str | None = None
 
 
+def seat_range(tally: Tally, deck: str, limit: int) -> tuple[int, int]:
+    """How low and how high the count of ``deck`` in ``tally`` could be, no higher than
+    ``limit`` cards (a deck's 40 in a Dutch photo, a Blitz pile's 10 in a Blitz photo)
+    unless the count itself is over it (which is a problem of its own)."""
+    n = int(tally.counts.get(deck, 0))
+    low, high = tally.ranges.get(deck, (n, n))
+    high = min(high, max(limit, n))
+    return min(low, high), high
+
+
 def photo_problems(setup: GameSetup, label: str, tally: Tally) -> list[tuple[str, bool]]:
     """What one photo of the round (``label`` "Dutch" or "Blitz") asks a person to look at,
     each line with whether it is a doubt about a count (which a Dutch total can answer)."""
@@ -78,7 +88,7 @@ def photo_problems(setup: GameSetup, label: str, tally: Tally) -> list[tuple[str
             (f"{tally.possible} possible card(s) not counted {where} (marked +? on it)", True)
         )
     for seat in setup.seats:
-        low, high = tally.ranges.get(seat.deck.id, (0, 0))
+        low, high = seat_range(tally, seat.deck.id, limit)
         if low != high:
             n = int(tally.counts.get(seat.deck.id, 0))
             out.append(
@@ -129,8 +139,9 @@ def round_from_tallies(
             if doubt and label == "Dutch":
                 doubts.add(len(problems))
             problems.append(line)
+        limit = DECK_SIZE if label == "Dutch" else BLITZ_PILE_SIZE
         for seat in setup.seats:
-            low, high = tally.ranges.get(seat.deck.id, (0, 0))
+            low, high = seat_range(tally, seat.deck.id, limit)
             if low != high:
                 ranges[label][seat.player] = (low, high)
     corrections = []

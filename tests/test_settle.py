@@ -113,6 +113,17 @@ def test_a_round_two_combinations_fit_asks():
     assert "look at Ben, Cy" in result.problems[-1]
 
 
+def test_a_blitz_range_reaches_no_further_than_a_blitz_pile():
+    dutch = Tally({"pump": 12, "carriage": 9, "plow": 5})
+    # A Blitz pile holds 10 cards: Ben's 10 (10-13) is 10, Cy's 8 (7-12) could be 7 to 10.
+    blitz = Tally(
+        {"pump": 0, "carriage": 10, "plow": 8}, ranges={"carriage": (10, 13), "plow": (7, 12)}
+    )
+    result = round_from_tallies(SETUP, dutch, blitz)
+    assert result.problems == ("Cy: 8 Blitz card(s) counted, could be 7 to 10 in the Blitz photo",)
+    assert result.ranges["Blitz"] == {"Cy": (7, 10)}
+
+
 def test_a_spread_heap_is_still_asked_when_the_total_settles():
     dutch = Tally({"pump": 12, "carriage": 9, "plow": 5}, ranges={"plow": (5, 7)}, spread=1)
     result = round_from_tallies(SETUP, dutch, None, pile_total=27)
