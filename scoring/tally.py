@@ -44,10 +44,17 @@ class PhotoRound:
     settled: str | None = None
 
 
-def seat_range(tally: Tally, deck: str, limit: int) -> tuple[int, int]:
-    """How low and how high the count of ``deck`` in ``tally`` could be, no higher than
-    ``limit`` cards (a deck's 40 in a Dutch photo, a Blitz pile's 10 in a Blitz photo)
-    unless the count itself is over it (which is a problem of its own)."""
+def photo_limit(label: str) -> int:
+    """The most cards of one deck a photo can hold: a deck's 40 in the Dutch photo, a Blitz
+    pile's 10 in the Blitz photo."""
+    return DECK_SIZE if label == "Dutch" else BLITZ_PILE_SIZE
+
+
+def seat_range(tally: Tally, deck: str, label: str) -> tuple[int, int]:
+    """How low and how high the count of ``deck`` in the ``label`` photo's ``tally`` could
+    be, no higher than `photo_limit` unless the count itself is over it (which is a problem
+    of its own)."""
+    limit = photo_limit(label)
     n = int(tally.counts.get(deck, 0))
     low, high = tally.ranges.get(deck, (n, n))
     high = min(high, max(limit, n))
@@ -63,7 +70,7 @@ def photo_problems(setup: GameSetup, label: str, tally: Tally) -> list[tuple[str
     for deck, n in sorted(tally.counts.items()):
         if n and deck not in game_decks:
             out.append((f"{n} card(s) of deck {deck!r} {where}, which no player uses", False))
-    limit = DECK_SIZE if label == "Dutch" else BLITZ_PILE_SIZE
+    limit = photo_limit(label)
     for seat in setup.seats:
         n = int(tally.counts.get(seat.deck.id, 0))
         if n > limit:
@@ -88,7 +95,7 @@ def photo_problems(setup: GameSetup, label: str, tally: Tally) -> list[tuple[str
             (f"{tally.possible} possible card(s) not counted {where} (marked +? on it)", True)
         )
     for seat in setup.seats:
-        low, high = seat_range(tally, seat.deck.id, limit)
+        low, high = seat_range(tally, seat.deck.id, label)
         if low != high:
             n = int(tally.counts.get(seat.deck.id, 0))
             out.append(
@@ -139,9 +146,8 @@ def round_from_tallies(
             if doubt and label == "Dutch":
                 doubts.add(len(problems))
             problems.append(line)
-        limit = DECK_SIZE if label == "Dutch" else BLITZ_PILE_SIZE
         for seat in setup.seats:
-            low, high = seat_range(tally, seat.deck.id, limit)
+            low, high = seat_range(tally, seat.deck.id, label)
             if low != high:
                 ranges[label][seat.player] = (low, high)
     corrections = []

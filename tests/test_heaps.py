@@ -3,6 +3,9 @@ ranges of the decks they could be, and a tight heap of doubtful cards asks to be
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from scoring.decks import deck_by_name
@@ -40,10 +43,14 @@ def test_an_unknown_back_could_be_the_deck_of_the_backs_it_touches() -> None:
     assert out == [(), ("plow", "pail"), (), DECKS]
 
 
-def count_of(cards: Cards, could_be: list[tuple[str, ...]] | None = None) -> Count:
-    return Count(
-        "table.jpg", (1000, 200), cards, DECKS, {}, could_be=tuple(could_be or [()] * len(cards))
-    )
+def count_of(
+    cards: Cards,
+    could_be: Sequence[tuple[str, ...]] | None = None,
+    decks: tuple[str, ...] = DECKS,
+    **kw: Any,
+) -> Count:
+    could = tuple(could_be or [()] * len(cards))
+    return Count("table.jpg", (1000, 200), cards, decks, {}, could_be=could, **kw)
 
 
 def test_unknown_backs_widen_the_ranges_they_could_be_in() -> None:
@@ -87,10 +94,7 @@ def test_backs_under_the_range_bar_widen_the_ranges_without_being_flagged() -> N
         "plow": (1, 1),
         "pail": (0, 0),
     }
-    wide = Count(
-        "table.jpg", (1000, 200), cards, DECKS, {}, could_be=tuple(could_be),
-        range_below_confidence=0.9,
-    )  # fmt: skip
+    wide = count_of(cards, could_be, range_below_confidence=0.9)
     assert wide.uncertain == []
     assert wide.ranges == {"pump": (0, 1), "carriage": (0, 0), "plow": (1, 2), "pail": (0, 0)}
 
@@ -112,17 +116,14 @@ def test_a_sure_back_that_could_be_a_deck_it_looks_alike_widens_the_ranges() -> 
     decks = ("carriage", "plow", "blue-pump", "green-pail")
     cards = backs([0, 400], ["plow", "carriage"], [0.99, 0.99])
     could_be = (("blue-pump",), ("plow",))
-    plain = Count("table.jpg", (1000, 200), cards, decks, {}, could_be=could_be)
+    plain = count_of(cards, could_be, decks)
     assert plain.ranges == {
         "carriage": (1, 1),
         "plow": (1, 1),
         "blue-pump": (0, 0),
         "green-pail": (0, 0),
     }
-    alike = Count(
-        "table.jpg", (1000, 200), cards, decks, {}, could_be=could_be,
-        look_alikes=look_alikes(decks),
-    )  # fmt: skip
+    alike = count_of(cards, could_be, decks, look_alikes=look_alikes(decks))
     assert alike.uncertain == []  # nothing more to look at
     assert alike.ranges == {
         "carriage": (1, 1),
@@ -131,10 +132,7 @@ def test_a_sure_back_that_could_be_a_deck_it_looks_alike_widens_the_ranges() -> 
         "green-pail": (0, 0),
     }
     # A look-alike the classifier does not find likely casts no doubt.
-    sure = Count(
-        "table.jpg", (1000, 200), cards, decks, {}, could_be=((), ()),
-        look_alikes=look_alikes(decks),
-    )  # fmt: skip
+    sure = count_of(cards, None, decks, look_alikes=look_alikes(decks))
     assert sure.ranges == plain.ranges
 
 
