@@ -115,6 +115,15 @@ class VisionSettings:
     heap_tight_lowers: bool = True
     # ... and every deck's reaches up by the heap's backs named for the others.
     heap_tight_any_deck: bool = True
+    # Card paper seen in a photo's pixels where no card was found is heap material too
+    # (vision/count/paper.py; not on live frames): a colour the counted cards hold this
+    # many times as often as the table, and at least this share of their pixels, ...
+    heap_paper: bool = True
+    heap_paper_ratio: float = 16.0
+    heap_paper_min_share: float = 0.002
+    # ... in pieces at least this many card areas, no thicker than this many card lengths.
+    heap_paper_min_card_areas: float = 0.0
+    heap_paper_max_thickness: float = 1.2
     # A deck's range reaches to each uncertain back and possible card this likely of it.
     alternative_min_probability: float = 0.2
     # The same for a profile's enrolled classifier (None: the bar above), not on live
@@ -286,6 +295,7 @@ class VisionSettings:
             "heap_loose_max_iou",
             "heap_loose_min_chance",
             "heap_double_min_iou",
+            "heap_paper_min_share",
         ):
             value = getattr(self, name)
             if value is None and name in OPTIONAL_FRACTIONS:
@@ -306,6 +316,8 @@ class VisionSettings:
             "heap_spread_min_hidden_cards",
             "max_counted_megapixels",
             "max_decode_mib",
+            "heap_paper_ratio",
+            "heap_paper_max_thickness",
         ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
@@ -318,6 +330,10 @@ class VisionSettings:
         ):
             if not 1 <= getattr(self, name) <= 4:
                 raise ValueError(f"{name} must be within 1..4, got {getattr(self, name)}")
+        if self.heap_paper_min_card_areas < 0:
+            raise ValueError(
+                f"heap_paper_min_card_areas must be 0 or more, got {self.heap_paper_min_card_areas}"
+            )
         if self.heap_min_unexplained_card_areas < 0:
             raise ValueError(
                 "heap_min_unexplained_card_areas must be 0 or more, got "

@@ -32,6 +32,7 @@ from vision.core.types import Array
 from vision.count.doubts import look_alikes
 from vision.count.heaps import HeapRules
 from vision.count.lone import lone_faces, sure_lone_places
+from vision.count.paper import Paper, PaperRules, find_paper
 from vision.count.result import Count, numbered
 from vision.detect.check import DETECTOR_SURE, CardCheck
 from vision.detect.checker import CardChecker, Checked
@@ -192,10 +193,21 @@ class Counter:
         reading = self.read_numbers(image_bgr, named.cards)
         lone = self.read_lone_faces(image_bgr, named.cards, checked.rejected)
         places = self.lone_places(named.cards, checked)
+        paper = self.paper(image_bgr, named.cards, checked)
         t3 = time.perf_counter()
         timings = {"decode": t1 - t0, "detect": t2 - t1, "classify": t3 - t2}
         return self.result(
-            name, image_bgr, profile, named, checked, possible, timings, reading, lone, places
+            name,
+            image_bgr,
+            profile,
+            named,
+            checked,
+            possible,
+            timings,
+            reading,
+            lone,
+            places,
+            paper,
         )
 
     def read_numbers(self, image_bgr: Array, cards: Cards) -> Reading | None:
@@ -245,6 +257,21 @@ class Counter:
         )
         return checked.rejected[alone]
 
+    def paper(self, image_bgr: Array, kept: Cards, checked: Checked) -> Paper | None:
+        """The card paper in the pixels no counted card covers (`vision.count.paper`); None
+        on live frames (a hand's sleeve passes over), with ``heap_paper`` or the heaps off,
+        or with no check."""
+        s = self.settings
+        if self.live or not (s.heap_doubts and s.heap_paper) or checked.rejected is None:
+            return None
+        rules = PaperRules(
+            ratio=s.heap_paper_ratio,
+            min_share=s.heap_paper_min_share,
+            min_card_areas=s.heap_paper_min_card_areas,
+            max_thickness=s.heap_paper_max_thickness,
+        )
+        return find_paper(image_bgr, kept.corners, checked.rejected.corners, rules)
+
     def decode(self, image: str | Path | Array, name: str | None) -> tuple[Array, str]:
         """The image as BGR pixels (a path is read as phones write photos) and its name."""
         if isinstance(image, (str, Path)):
@@ -278,6 +305,7 @@ class Counter:
         reading: Reading | None = None,
         lone: tuple[Cards, Array] | None = None,
         places: Cards | None = None,
+        paper: Paper | None = None,
     ) -> Count:
         """The `Count` of the named cards, with the bars of this counter's classifier, the
         numbers ``reading`` gave and the ``lone`` faces read (`read_lone_faces`)."""
@@ -321,6 +349,7 @@ class Counter:
             lone_faces=lone[0] if lone is not None else None,
             lone_value_confidence=lone[1] if lone is not None else None,
             lone_places=places,
+            paper=paper,
         )
 
 

@@ -5,9 +5,10 @@ count is far too low while the detector's candidates (`Count.rejected`) still co
 heap; or one card gets two boxes, so the count is too high. Neither shows in the doubts
 of single cards (`vision.count.doubts`), so a heap is judged as a patch of card material:
 
-- **material**: the counted cards and every candidate the check gave at least
-  ``min_chance``, painted on a grid about ``cells_per_card`` cells across a card's short
-  side. Its connected patches are the heaps.
+- **material**: the counted cards, every candidate the check gave at least
+  ``min_chance`` and the card paper seen in the pixels (`vision.count.paper`), painted
+  on a grid about ``cells_per_card`` cells across a card's short side. Its connected
+  patches are the heaps.
 - **unexplained**: the part of a heap's material no counted card covers, opened by a
   quarter of a card's short side (a candidate slightly off a counted card leaves only a
   thin seam). Measured in card areas (the median counted card's, else the candidates').
@@ -37,6 +38,7 @@ import cv2
 import numpy as np
 
 from vision.core.geometry import quad_overlaps
+from vision.count.paper import Paper
 from vision.detect.checker import possible_cards
 
 
@@ -110,9 +112,11 @@ def find_heaps(
     candidates: np.ndarray,
     chance: np.ndarray,
     rules: HeapRules,
+    paper: Paper | None = None,
 ) -> list[Heap]:
     """The heaps of an image ``size`` = (w, h) px: ``counted`` ``(n, 4, 2)`` quads of the
-    counted cards, ``candidates`` ``(m, 4, 2)`` those not kept with their ``chance``."""
+    counted cards, ``candidates`` ``(m, 4, 2)`` those not kept with their ``chance``, and
+    the ``paper`` found in its pixels (`vision.count.paper`), material too."""
     counted = np.asarray(counted, np.float32).reshape(-1, 4, 2)
     candidates = np.asarray(candidates, np.float32).reshape(-1, 4, 2)
     chance = np.asarray(chance, np.float64).reshape(-1)
@@ -122,7 +126,7 @@ def find_heaps(
     loose_at = candidates[loose_idx].mean(axis=1) if len(loose_idx) else np.zeros((0, 2))
     candidates = candidates[chance >= rules.min_chance]
     area = card_area(counted, candidates)
-    if area <= 0 or not len(candidates):
+    if area <= 0 or not (len(candidates) or paper is not None):
         return []
     short = math.sqrt(area * 56.0 / 87.0)  # a card's short side, px
     cell = max(short / rules.cells_per_card, 1.0)
@@ -134,6 +138,8 @@ def find_heaps(
     for q in candidates:
         paint(material, q / cell)
     material |= counted_mask
+    if paper is not None:
+        material |= paper.on_grid(size, cell)
     seam = max(1, rules.cells_per_card // 4)
     kernel = np.ones((seam, seam), np.uint8)
     unexplained = cv2.morphologyEx(material & (1 - counted_mask), cv2.MORPH_OPEN, kernel)

@@ -11,6 +11,7 @@ import numpy as np
 from vision.core.cards import BACK, SIDE_NAMES, Cards
 from vision.count.doubts import count_ranges, look_alike_doubts, within_deck_size
 from vision.count.heaps import Heap, HeapRules, doubled_cards, find_heaps, heap_ranges
+from vision.count.paper import Paper
 from vision.name.namer import Named
 from vision.name.neighbours import touching_pairs
 
@@ -53,6 +54,9 @@ class Count:
     rejected: Cards | None = None
     # How card material and double boxes are judged; None: not judged.
     heap_rules: HeapRules | None = None
+    # Card paper in the photo's pixels that no counted card covers (`vision.count.paper`),
+    # material of the heaps too; None when not looked for.
+    paper: Paper | None = None
     # A heap of at least this many touching backs, this share of them uncertain, is too
     # tight to count (`spread`).
     spread_min_cards: int = 6
@@ -193,6 +197,7 @@ class Count:
             self.rejected.corners,
             self.rejected.confidence,
             self.heap_rules,
+            self.paper,
         )
 
     @cached_property
