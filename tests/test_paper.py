@@ -111,9 +111,23 @@ def test_a_sheet_of_paper_is_too_thick_to_be_a_row_of_cards() -> None:
     paper = find_paper(photo, counted, np.zeros((0, 4, 2)), rules)
     assert paper is not None
     assert paper.mask[330:430, 410:510].sum() == 0
-    thick = dataclasses.replace(rules, max_thickness=99.0)
+    thick = dataclasses.replace(rules, max_thickness=99.0, min_length=0.0)
     loose = find_paper(photo, counted, np.zeros((0, 4, 2)), thick)
     assert loose is not None and loose.mask[330:430, 410:510].mean() > 0.9
+
+
+def test_a_lone_card_sized_patch_is_no_row_but_a_row_cut_by_glare_is() -> None:
+    photo, counted, (x0, y0, x1, y1) = scene()
+    photo[300:344, 450:478] = CREAM  # one card of another game, alone: 1 card length
+    photo[y0 + 50 : y0 + 62, x0 - 2 : x1 + 2] = (255, 255, 255)  # glare across the row
+    paper = find_paper(photo, counted, np.zeros((0, 4, 2)), PaperRules())
+    assert paper is not None
+    assert paper.mask[300:344, 450:478].sum() == 0
+    assert paper.mask[y0 + 66 : y1 - 4, x0 + 4 : x1 - 4].mean() > 0.9
+    # Measured apart, the part of the row past the glare is too short for a row.
+    apart = find_paper(photo, counted, np.zeros((0, 4, 2)), PaperRules(join_gap=0.0))
+    assert apart is not None
+    assert apart.mask[y0 + 66 : y1 - 4, x0 + 4 : x1 - 4].sum() == 0
 
 
 def test_a_colour_no_card_has_is_no_paper() -> None:
@@ -140,7 +154,15 @@ def test_a_big_photo_is_judged_small_and_its_grid_fits_the_photo() -> None:
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("long_px", 10), ("ratio", 0), ("min_share", 2), ("max_thickness", 0), ("open_short", -1)],
+    [
+        ("long_px", 10),
+        ("ratio", 0),
+        ("min_share", 2),
+        ("max_thickness", 0),
+        ("open_short", -1),
+        ("min_length", -1),
+        ("join_gap", -1),
+    ],
 )
 def test_nonsense_rules_are_refused(field: str, value: float) -> None:
     with pytest.raises(ValueError, match=field):

@@ -13,9 +13,12 @@ strip's pixels still look like the cards that were found and unlike the table. S
   have (a colour neither holds is no paper: a sleeve, a book).
 - Paper off the counted cards (farther than a quarter of a card's short side) is opened by
   ``open_short`` of a card's short side; each piece left is kept when it is at least
-  ``min_card_areas`` card areas and no thicker than ``max_thickness`` card lengths (a sheet
-  of paper or a score pad is thicker than a row of cards), then joined again to the paper
-  next to it, so a row is one heap with the card found at its end.
+  ``min_card_areas`` card areas, no thicker than ``max_thickness`` card lengths (a sheet
+  of paper or a score pad is thicker than a row of cards), at least ``min_length`` card
+  lengths long (a row, an arc: not the edge of a sheet or a shadow beside a pile) and,
+  with ``off_edge``, clear of the photo's edge (a sheet that runs out of the picture).
+  The pieces kept are joined again to the paper next to them, so a row is one heap with
+  the card found at its end.
 
 `vision.count.heaps.find_heaps` counts the paper as card material beside the candidates.
 """
@@ -44,6 +47,9 @@ class PaperRules:
     open_short: float = 0.25
     min_card_areas: float = 0.0
     max_thickness: float = 1.2
+    min_length: float = 3.0
+    join_gap: float = 2.0
+    off_edge: bool = True
 
     def __post_init__(self) -> None:
         if self.long_px < 64:
@@ -52,6 +58,8 @@ class PaperRules:
             raise ValueError("ratio must be positive, open_short and min_card_areas 0 or more")
         if not 0.0 <= self.min_share <= 1.0:
             raise ValueError(f"min_share must be within [0, 1], got {self.min_share}")
+        if self.min_length < 0 or self.join_gap < 0:
+            raise ValueError("min_length and join_gap must be 0 or more")
         if self.max_thickness <= 0:
             raise ValueError(f"max_thickness must be positive, got {self.max_thickness}")
 
@@ -121,13 +129,33 @@ def find_paper(
         half_width = np.zeros(pieces)
         np.maximum.at(half_width, labels.ravel(), depth.ravel())
         long = short / CARD_ASPECT
-        keep[1:] = (stats[1:, cv2.CC_STAT_AREA] >= rules.min_card_areas * area) & (
-            2 * half_width[1:] <= rules.max_thickness * long
-        )
+        # A row broken by a glare spot is one row: its pieces a short side apart are
+        # measured together.
+        gap = odd(short * rules.join_gap)
+        _, rows = cv2.connectedComponents(cv2.dilate(off, np.ones((gap, gap), np.uint8)))
+        row_of = np.zeros(pieces, np.int64)
+        row_of[labels.ravel()] = rows.ravel()
+        length = {r: piece_length((rows == r) & (off > 0)) for r in set(row_of[1:].tolist())}
+        for k in range(1, pieces):
+            x, y, pw, ph, px = stats[k]
+            edge = x == 0 or y == 0 or x + pw == shape[1] or y + ph == shape[0]
+            keep[k] = (
+                px >= rules.min_card_areas * area
+                and 2 * half_width[k] <= rules.max_thickness * long
+                and length[row_of[k]] >= rules.min_length * long
+                and not (rules.off_edge and edge)
+            )
     kept = keep[labels]
     # Joined again to the paper beside it: the band next to the counted cards was cut off.
     kept = paper & cv2.dilate(kept, np.ones((seam + 4, seam + 4), np.uint8))
     return Paper(kept, scale)
+
+
+def piece_length(piece: np.ndarray) -> float:
+    """The long side of the smallest turned box around a piece's pixels, px."""
+    ys, xs = np.nonzero(piece)
+    (_, _), (w, h), _ = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
+    return float(max(w, h))
 
 
 def colour_bins(image_bgr: np.ndarray) -> np.ndarray:
