@@ -275,3 +275,14 @@ def test_a_tight_group_within_a_heap_is_one_place_to_spread() -> None:
     # Judged card by card alone, the group is still one place, as it was.
     alone = Count("heap.jpg", SIZE, cards, DECKS, {}, could_be=((),) * 6)
     assert alone.spread_places == [([1, 2, 3, 4, 5, 6], alone.box_of([1, 2, 3, 4, 5, 6]))]
+
+
+def test_a_label_that_would_run_off_the_photo_is_drawn_inside_it() -> None:
+    from vision.count.annotate import CountAnnotator
+
+    # A heap reaching the top of the photo: its label would sit above the picture.
+    out = np.zeros((100, 300, 3), np.uint8)
+    CountAnnotator._label(out, "spread these cards out", np.array([-40.0, -30.0]), (0, 0, 255), 0.4)
+    white = (out == 255).all(axis=2)
+    assert white[:20, :40].any()
+    assert not white[40:].any()

@@ -120,10 +120,14 @@ class CountAnnotator:
         colour: tuple[int, int, int],
         font_scale: float,
     ) -> None:
-        """``label`` on a white box centred on ``centre``."""
+        """``label`` on a white box centred on ``centre``, moved within the image where
+        it would run off it (a heap reaching the top of the photo)."""
         cx, cy = centre
         (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, 1)
-        org = (int(cx - tw / 2), int(cy + th / 2))
+        h, w = out.shape[:2]
+        x = min(max(int(cx - tw / 2), 2), max(2, w - tw - 3))
+        y = min(max(int(cy + th / 2), th + 2), max(th + 2, h - 4))
+        org = (x, y)
         cv2.rectangle(
             out, (org[0] - 2, org[1] - th - 2), (org[0] + tw + 2, org[1] + 3), (255, 255, 255), -1
         )
