@@ -167,3 +167,16 @@ def test_a_big_photo_is_judged_small_and_its_grid_fits_the_photo() -> None:
 def test_nonsense_rules_are_refused(field: str, value: float) -> None:
     with pytest.raises(ValueError, match=field):
         PaperRules(**{field: value})
+
+
+def test_photos_are_looked_at_for_paper_and_live_frames_are_not() -> None:
+    from vision.core.settings import VisionSettings
+    from vision.count.counter import Counter
+
+    photo = "tests/data/heap/pail-heap-30.jpg"
+    still = Counter(threads=1).count(photo)
+    assert isinstance(still.paper, Paper)
+    assert still.paper.mask.shape == (490, 460)
+    assert Counter(threads=1, live=True).count(photo).paper is None
+    off = VisionSettings(heap_paper=False)
+    assert Counter(threads=1, settings=off).count(photo).paper is None
