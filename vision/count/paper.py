@@ -15,7 +15,8 @@ strip's pixels still look like the cards that were found and unlike the table. S
   ``open_short`` of a card's short side; each piece left is kept when it is at least
   ``min_card_areas`` card areas, no thicker than ``max_thickness`` card lengths (a sheet
   of paper or a score pad is thicker than a row of cards), at least ``min_length`` card
-  lengths long (a row, an arc: not the edge of a sheet or a shadow beside a pile) and,
+  lengths long (a row, an arc: not the edge of a sheet or a shadow beside a pile; pieces
+  up to ``join_gap`` short sides apart are one row, so glare does not cut it in two) and,
   with ``off_edge``, clear of the photo's edge (a sheet that runs out of the picture).
   The pieces kept are joined again to the paper next to them, so a row is one heap with
   the card found at its end.
@@ -129,8 +130,8 @@ def find_paper(
         half_width = np.zeros(pieces)
         np.maximum.at(half_width, labels.ravel(), depth.ravel())
         long = short / CARD_ASPECT
-        # A row broken by a glare spot is one row: its pieces a short side apart are
-        # measured together.
+        # A row broken by a glare spot is one row: its pieces up to ``join_gap`` short
+        # sides apart are measured together.
         gap = odd(short * rules.join_gap)
         _, rows = cv2.connectedComponents(cv2.dilate(off, np.ones((gap, gap), np.uint8)))
         row_of = np.zeros(pieces, np.int64)
