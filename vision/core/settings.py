@@ -121,6 +121,8 @@ class VisionSettings:
     heap_paper: bool = True
     heap_paper_ratio: float = 16.0
     heap_paper_min_share: float = 0.002
+    # ... grown into paper touching it of a colour they hold this many times as often, ...
+    heap_paper_grow_ratio: float = 4.0
     # ... in pieces at least this many card areas, no thicker than this many card lengths.
     heap_paper_min_card_areas: float = 0.0
     heap_paper_max_thickness: float = 1.2
@@ -317,6 +319,7 @@ class VisionSettings:
             "max_counted_megapixels",
             "max_decode_mib",
             "heap_paper_ratio",
+            "heap_paper_grow_ratio",
             "heap_paper_max_thickness",
         ):
             if getattr(self, name) <= 0:

@@ -266,6 +266,7 @@ class Counter:
             return None
         rules = PaperRules(
             ratio=s.heap_paper_ratio,
+            grow_ratio=s.heap_paper_grow_ratio,
             min_share=s.heap_paper_min_share,
             min_card_areas=s.heap_paper_min_card_areas,
             max_thickness=s.heap_paper_max_thickness,

@@ -10,7 +10,9 @@ strip's pixels still look like the cards that were found and unlike the table. S
   those farther than a card's short side from every counted card and candidate.
 - **paper**: a pixel whose colour the cards hold at least ``ratio`` times as often as the
   table (the shares of their pixels), and which at least ``min_share`` of the cards' pixels
-  have (a colour neither holds is no paper: a sleeve, a book).
+  have (a colour neither holds is no paper: a sleeve, a book); grown into the pixels
+  touching it whose colour the cards hold ``grow_ratio`` times as often (a row half in
+  shadow), as hysteresis grows an edge.
 - Paper off the counted cards (farther than a quarter of a card's short side) is opened by
   ``open_short`` of a card's short side; each piece left is kept when it is at least
   ``min_card_areas`` card areas, no thicker than ``max_thickness`` card lengths (a sheet
@@ -44,6 +46,7 @@ class PaperRules:
 
     long_px: int = 640
     ratio: float = 16.0
+    grow_ratio: float = 4.0
     min_share: float = 0.002
     open_short: float = 0.25
     min_card_areas: float = 0.0
@@ -55,8 +58,10 @@ class PaperRules:
     def __post_init__(self) -> None:
         if self.long_px < 64:
             raise ValueError(f"long_px must be 64 or more, got {self.long_px}")
-        if self.ratio <= 0 or self.open_short < 0 or self.min_card_areas < 0:
-            raise ValueError("ratio must be positive, open_short and min_card_areas 0 or more")
+        if self.ratio <= 0 or self.grow_ratio <= 0:
+            raise ValueError("ratio and grow_ratio must be positive")
+        if self.open_short < 0 or self.min_card_areas < 0:
+            raise ValueError("open_short and min_card_areas must be 0 or more")
         if not 0.0 <= self.min_share <= 1.0:
             raise ValueError(f"min_share must be within [0, 1], got {self.min_share}")
         if self.min_length < 0 or self.join_gap < 0:
@@ -118,6 +123,14 @@ def find_paper(
     common = on_cards >= rules.min_share * on_cards.sum()
     like = (cards_share >= rules.ratio * table_share) & common
     paper = like[colour].astype(np.uint8)
+    if rules.grow_ratio < rules.ratio:
+        # Grown into fainter paper that touches it (a row half in shadow).
+        faint = ((cards_share >= rules.grow_ratio * table_share) & common)[colour]
+        _, parts = cv2.connectedComponents(faint.astype(np.uint8), connectivity=8)
+        seeded = np.zeros(int(parts.max()) + 1, bool)
+        seeded[parts[paper > 0]] = True
+        seeded[0] = False
+        paper = seeded[parts].astype(np.uint8)
     seam = odd(short / 4)
     off = paper & (1 - cv2.dilate(cards, np.ones((seam, seam), np.uint8)))
     if rules.open_short > 0:
