@@ -130,6 +130,29 @@ def test_a_lone_card_sized_patch_is_no_row_but_a_row_cut_by_glare_is() -> None:
     assert apart.mask[y0 + 66 : y1 - 4, x0 + 4 : x1 - 4].sum() == 0
 
 
+def test_a_row_half_in_shadow_is_grown_into_from_its_lit_half() -> None:
+    photo, counted, (x0, y0, x1, y1) = scene()
+    shade = (150, 170, 178)  # the cream in shadow
+    # A little of the shadowed cream on one counted card, and in specks on the cloth: the
+    # cards hold it only a few times as often as the table.
+    cx, cy = (int(v) for v in counted[0][0])
+    photo[cy + 2 : cy + 14, cx + 2 : cx + 26] = shade
+    rng = np.random.default_rng(7)
+    ys, xs = rng.integers(300, 480, 300), rng.integers(0, 200, 300)
+    photo[ys, xs] = shade
+    lower = slice(y0 + 70, y1), slice(x0, x1)
+    photo[lower][(photo[lower] == CREAM).all(axis=2)] = shade
+    seeds_only = find_paper(photo, counted, np.zeros((0, 4, 2)), PaperRules(grow_ratio=16.0))
+    grown = find_paper(photo, counted, np.zeros((0, 4, 2)), PaperRules())
+    assert seeds_only is not None and grown is not None
+    inside = (slice(y0 + 76, y1 - 4), slice(x0 + 4, x1 - 4))
+    # Alone, only the ink of the last card there looks like the cards.
+    assert seeds_only.mask[inside].mean() < 0.3
+    assert grown.mask[inside].mean() > 0.9
+    # Shadowed cream touching no paper (the specks) is not grown into.
+    assert grown.mask[300:, :200].sum() == 0
+
+
 def test_a_colour_no_card_has_is_no_paper() -> None:
     photo, counted, _ = scene()
     photo[330:380, 400:600] = (200, 60, 30)  # a blue sleeve
@@ -157,6 +180,7 @@ def test_a_big_photo_is_judged_small_and_its_grid_fits_the_photo() -> None:
     [
         ("long_px", 10),
         ("ratio", 0),
+        ("grow_ratio", 0),
         ("min_share", 2),
         ("max_thickness", 0),
         ("open_short", -1),
