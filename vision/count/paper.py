@@ -149,7 +149,7 @@ def find_paper(
         _, rows = cv2.connectedComponents(cv2.dilate(off, np.ones((gap, gap), np.uint8)))
         row_of = np.zeros(pieces, np.int64)
         row_of[labels.ravel()] = rows.ravel()
-        length = {r: piece_length((rows == r) & (off > 0)) for r in set(row_of[1:].tolist())}
+        length = row_lengths(off, rows)
         for k in range(1, pieces):
             x, y, pw, ph, px = stats[k]
             edge = x == 0 or y == 0 or x + pw == shape[1] or y + ph == shape[0]
@@ -165,11 +165,19 @@ def find_paper(
     return Paper(kept, scale)
 
 
-def piece_length(piece: np.ndarray) -> float:
-    """The long side of the smallest turned box around a piece's pixels, px."""
-    ys, xs = np.nonzero(piece)
-    (_, _), (w, h), _ = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
-    return float(max(w, h))
+def row_lengths(mask: np.ndarray, rows: np.ndarray) -> dict[int, float]:
+    """For each label of ``rows``, the long side of the smallest turned box around the
+    pixels of ``mask`` it holds, px."""
+    ys, xs = np.nonzero(mask)
+    labels = rows[ys, xs]
+    order = np.argsort(labels, kind="stable")
+    points = np.stack([xs, ys], axis=1).astype(np.float32)[order]
+    found, starts = np.unique(labels[order], return_index=True)
+    out: dict[int, float] = {}
+    for label, group in zip(found.tolist(), np.split(points, starts[1:]), strict=True):
+        (_, _), (w, h), _ = cv2.minAreaRect(group)
+        out[label] = float(max(w, h))
+    return out
 
 
 def colour_bins(image_bgr: np.ndarray) -> np.ndarray:
