@@ -33,13 +33,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from vision.core.geometry import quad_overlaps
-from vision.count.paper import Paper
 from vision.detect.checker import possible_cards
+
+if TYPE_CHECKING:  # paper.py takes card_area from here
+    from vision.count.paper import Paper
 
 
 @dataclass(frozen=True)

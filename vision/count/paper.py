@@ -34,6 +34,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.count.heaps import card_area
+
 # Lab bins: lightness, a, b (lightness coarser: the light changes it across a table).
 BINS = (8, 16, 16)
 # A card's short side over its long side.
@@ -107,7 +109,7 @@ def find_paper(
     colour = colour_bins(small)
     cards = painted(shape, counted * scale)
     inner = painted(shape, counted * scale, shrink=0.2)
-    area = float(np.median([abs(cv2.contourArea(q * scale)) for q in counted]))
+    area = card_area(counted * scale, candidates)
     short = math.sqrt(area * CARD_ASPECT)
     if short < 1.0:
         return None
