@@ -143,6 +143,29 @@ def test_a_read_top_whose_colour_or_deck_is_in_doubt_still_counts_but_a_doubtful
     assert piles.uncertain == [2, 4] and not piles.complete
 
 
+def test_an_unsure_box_reading_no_more_than_its_sure_top_does_not_hold_the_pile_back():
+    # pile 1: yellow 5 found surely and a second, smaller box on it found at 0.34 also
+    # reading 5 (a pile holds one 5): read; pile 2: red 7 under a sure red 8: read;
+    # pile 3: blue 6 with an unsure box beside it left unread (it could be a 7): flagged;
+    # pile 4: green 3 with an unsure box reading 4: that box is its top, and it is unsure
+    count = count_of(
+        [(FACE, "yellow", 5, 0.99), (FACE, "yellow", 5, 0.99), (FACE, "red", 8, 0.99)]
+        + [(FACE, "red", 7, 0.99), (FACE, "blue", 6, 0.99), (FACE, "blue", -1, 0.0)]
+        + [(FACE, "green", 3, 0.99), (FACE, "green", 4, 0.99)],
+        [(100, 100), (103, 104), (300, 100), (296, 108), (500, 100), (505, 96)]
+        + [(700, 100), (704, 103)],
+    )
+    count.cards.confidence[[1, 3, 5, 7]] = 0.34
+    piles = read_piles(count)
+    assert [(p.color, p.top, p.uncertain) for p in piles.piles] == [
+        ("yellow", 5, False),
+        ("red", 8, False),
+        ("blue", None, True),
+        ("green", None, True),
+    ]
+    assert piles.uncertain == [3, 4] and piles.total == 13
+
+
 # ---- the committed photos, end to end ----
 
 

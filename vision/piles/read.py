@@ -8,9 +8,10 @@ the top card of each pile, and sometimes a card below it peeking far enough out.
   is the highest of them (a Dutch pile only grows upwards);
 - backs lying nearly on top of each other are one face-down finished pile (10);
 - a face-up pile is uncertain when its top's number was not read, when one of its cards
-  is unread (`Count.unread`) or found less surely than the bar, or when its top's number is
-  read less surely than the bar: its top is then not guessed and the total is not
-  complete. How sure the colour is does not hold a read number back (the number alone
+  is unread (`Count.unread`) or found less surely than the bar (unless its number is read
+  and no higher than the top's: a second box on the top, or a card under it), or when its
+  top's number is read less surely than the bar: its top is then not guessed and the
+  total is not complete. How sure the colour is does not hold a read number back (the number alone
   gives the pile's cards; a face whose colour is in doubt is still a face with that number);
 - a face-down pile is uncertain when its back is found less surely than the bar, or named
   no deck of the game (a sheet of paper or a face taken for a back would add 10); which of
@@ -202,9 +203,12 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
                 )
             )
             continue
-        doubtful = any(i in unread or found[i - 1] < min_confidence for i in ids)
         top_i = max(group, key=lambda i: (int(cards.value[i]), float(found[i])))
         value = int(cards.value[top_i])
+        doubtful = any(
+            i in unread or (found[i - 1] < min_confidence and not below_top(i - 1, top_i, cards))
+            for i in ids
+        )
         c = float(found[top_i])
         if value_conf is not None and value >= 0:
             c = min(c, float(value_conf[top_i]))
@@ -236,6 +240,15 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
         apart,
         tuple(cards.corners[i - 1] for i in apart),
     )
+
+
+def below_top(i: int, top: int, cards: Cards) -> bool:
+    """Whether card ``i`` of a pile, found less surely than its ``top``, cannot change the
+    pile's size: it is not the top, and its number is read and no higher than the top's
+    (a second box on the top card, or a card under it peeking out; a pile holds each of
+    1..top once, so neither adds a card)."""
+    value = int(cards.value[i])
+    return i != top and 1 <= value <= int(cards.value[top])
 
 
 def lone_piles(count: Count, piles: list[Pile]) -> list[Pile]:
