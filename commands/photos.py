@@ -350,7 +350,11 @@ def eval_(
     from vision.evaluate.sort import evaluate_sorts, format_sort_table, is_sort_folder
     from vision.evaluate.video import clip_files, evaluate_clips, format_video_table
 
-    if directory.is_dir() and is_sort_folder(directory):
+    if not directory.exists():
+        raise UsageError(f"{directory}: no such folder")
+    if not directory.is_dir():
+        raise UsageError(f"{directory}: not a folder (eval scores a labelled set)")
+    if is_sort_folder(directory):
         live = make_counter(model, None, profile, threads, live=True)
         still = make_counter(model, None, profile, threads)
 
@@ -364,7 +368,7 @@ def eval_(
         else:
             typer.echo(format_sort_table(sorts))
         return
-    if directory.is_dir() and clip_files(directory):
+    if clip_files(directory):
         live = make_counter(model, None, profile, threads, live=True)
         single = make_counter(model, None, profile, threads)
 
@@ -378,7 +382,7 @@ def eval_(
         else:
             typer.echo(format_video_table(clips))
         return
-    real = directory.is_dir() and is_voc_folder(directory)
+    real = is_voc_folder(directory)
     if not real and not (directory / "truth").is_dir():
         raise UsageError(f"{directory}: no truth/ folder and no VOC files; not a labelled set")
     counter = make_counter(model, None, profile, threads)

@@ -74,8 +74,11 @@ def dataset_synth(
     --kind video, webcam clips with the truth of every frame)."""
     import time
 
-    from vision.synth.generate import synthesize
+    from vision.synth.generate import RECIPE_KINDS, synthesize
 
+    kinds = (*RECIPE_KINDS, "round", "video", "sort")
+    if kind not in kinds:
+        raise UsageError(f"--kind must be one of {', '.join(kinds)}, not {kind!r}")
     if n < 1:
         raise UsageError("--n must be at least 1")
     if workers < 1:

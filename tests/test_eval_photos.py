@@ -94,3 +94,17 @@ def test_a_split_with_no_photo_and_a_broken_label_are_clear_errors(tallero, fold
     (folder / "table.xml").write_text(voc([[10, 10, 5, 20]]))
     with pytest.raises(UsageError, match="positive width and height"):
         labelled_photos(folder)
+
+
+def test_eval_of_a_missing_folder_a_file_or_an_unlabelled_folder_says_which(
+    tallero, tmp_path: Path
+) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "one.jpg").write_bytes(b"x")
+    for name, message in [
+        ("nowhere", "nowhere: no such folder"),
+        ("one.jpg", "one.jpg: not a folder"),
+        ("empty", "empty: no truth/ folder and no VOC files; not a labelled set"),
+    ]:
+        r = tallero("eval", str(tmp_path / name))
+        assert r.code == 2 and message in r.err and len(r.err.strip().splitlines()) == 1

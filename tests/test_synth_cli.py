@@ -57,6 +57,7 @@ def test_synth_then_preview(tmp_path: Path) -> None:
     "args,message",
     [
         (["--kind", "poker"], "kind must be one of"),
+        (["--kind", "poker"], "round, video, sort, not 'poker'"),
         (["--min-visible", "0.1"], "min_visible must be between 0.2 and 1.0"),
         (["--decks", "5"], "decks must be 4 or 8"),
         (["--n", "0"], "--n must be at least 1"),
