@@ -208,6 +208,7 @@ def make_counter(
 ) -> Counter:
     """The counter for a command: the profile's enrolled decks, else the built-in ones
     (``live``: the quick settings for webcam frames)."""
-    from vision.enroll.profiles import profile_counter
+    from vision.enroll.profiles import check_enrolled, profile_counter
 
+    check_enrolled(profile)
     return profile_counter(profile, model, deck_list(decks), threads, live)

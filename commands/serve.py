@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from commands.app import GameOpt, ProfileOpt, app, make_counter
+from scoring.errors import UsageError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -61,7 +62,11 @@ def serve(
 
     from scoring.home import tallero_home
     from scoring.ledger import Ledger
+    from vision.enroll.profiles import check_enrolled
 
+    if not 1 <= port <= 65535:
+        raise UsageError(f"--port must be 1-65535, got {port}")
+    check_enrolled(profile)  # a mistyped profile is refused before the server starts
     home = tallero_home()
     if game is not None:
         with Ledger.open(home) as ledger:

@@ -90,9 +90,12 @@ def test_tallero_profile_picks_the_profile(tallero, home) -> None:
     assert list(doc["counts"]) == ["pump", "carriage", "plow", "pail"]
     # The profile's own deck classifier named the backs.
     assert doc["model"]["parts"][1]["sha256"] == sha256(PROFILE / "decks.onnx")
-    # --profile wins over the variable: a profile with nothing enrolled counts with the
-    # built-in decks.
+    # --profile wins over the variable; a profile never enrolled (a typo) is refused in one
+    # line, and the default profile with nothing enrolled counts with the built-in decks.
     r = tallero("count", str(SCENE.with_suffix(".jpg")), "--json", "--profile", "nobody")
+    assert r.code == 2 and len(r.err.strip().splitlines()) == 1
+    assert "no profile 'nobody'" in r.err and "(enrolled: h4)" in r.err
+    r = tallero("count", str(SCENE.with_suffix(".jpg")), "--json", "--profile", "default")
     assert r.code == 0, r.err
     assert r.json()["model"]["parts"][1]["sha256"] == sha256(ROOT / "models" / "tallero-decks.onnx")
 

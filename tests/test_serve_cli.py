@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from serve_helpers import ROOT, free_port
 
 from commands.serve import address
@@ -60,6 +61,19 @@ def test_serve_refuses_an_unknown_game_before_it_starts(tallero):
     r = tallero("serve", "--game", "7", "--port", str(free_port()))
     assert r.code == 1
     assert r.err.startswith("tallero: error: ") and "7" in r.err
+    assert "token=" not in r.out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--port", "99999"], "--port must be 1-65535, got 99999"),
+        (["--profile", "nobody"], "no profile 'nobody'"),
+    ],
+)
+def test_serve_refuses_a_bad_port_or_an_unenrolled_profile_in_one_line(tallero, args, message):
+    r = tallero("serve", *args)
+    assert r.code == 2 and message in r.err and len(r.err.strip().splitlines()) == 1
     assert "token=" not in r.out
 
 

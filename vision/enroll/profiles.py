@@ -202,6 +202,21 @@ def load_profile(name: str | None) -> Profile:
     return ProfileStore(tallero_home()).load(profile_name(name))
 
 
+def check_enrolled(name: str | None) -> None:
+    """Refuse to count with a profile named (``--profile`` or ``$TALLERO_PROFILE``) that was
+    never enrolled: a mistyped name would otherwise count with the built-in decks. The
+    default profile may be empty (Tallero then uses its built-in decks)."""
+    wanted = profile_name(name)
+    store = ProfileStore(tallero_home())
+    if wanted == DEFAULT_PROFILE or wanted in store.names():
+        return
+    have = ", ".join(store.names()) or "none"
+    raise UsageError(
+        f"no profile {wanted!r} in {store.root} (enrolled: {have}); enroll its decks first "
+        f"with `tallero enroll backs PHOTO --decks ... --profile {wanted}`"
+    )
+
+
 def classifier_for(name: str | None) -> tuple[Path | None, tuple[str, ...] | None]:
     """The deck classifier and decks counting should use: the profile's, once enrolled."""
     profile = load_profile(name)
