@@ -19,7 +19,7 @@ import pytest
 from vision.core.cards import BACK, Cards
 from vision.count.result import Count
 from vision.live.settings import LiveSettings
-from vision.live.sources import CaptureSource
+from vision.live.sources import CaptureSource, SourceFault
 from vision.live.watch import Fault, JsonLines, Tick, Watcher, watch_events
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -316,6 +316,13 @@ def test_a_camera_that_fails_mid_way_gives_the_error_and_recovers() -> None:
     assert isinstance(last, Tick) and last.view.steady
     assert shown(last) == {"pump": 2, "carriage": 1}
     assert log.count("open") == 3 and log[-1] == "release"
+
+
+def test_a_camera_that_is_not_there_leaves_no_opencv_noise_on_stderr(capfd) -> None:  # noqa: ANN001
+    source = CaptureSource(97, live=True)
+    with pytest.raises(SourceFault, match="no camera at index 97"):
+        source.open()
+    assert capfd.readouterr().err == ""
 
 
 class StubScreen:

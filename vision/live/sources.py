@@ -56,6 +56,9 @@ class Capture(Protocol):
 
 
 def _open_capture(target: int | str) -> Capture:
+    # OpenCV's own messages for a camera that is not there would repeat on stderr at every
+    # retry; the fault is reported in Tallero's words instead (`SourceFault`).
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
     capture: Capture = cv2.VideoCapture(target)
     return capture
 
