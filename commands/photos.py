@@ -306,6 +306,11 @@ def count(
                 line += f" ({alike} named after the backs they look like)"
             if result.possible is not None and len(result.possible):
                 line += f"; possible cards not counted {len(result.possible)} (+? on the image)"
+            if result.empty and result.open_when_empty:
+                line += (
+                    "; no card found: if cards lie there, photograph them again (more light, "
+                    "held still, closer)"
+                )
             typer.echo(line)
         if annotate is not None:
             write_annotated(image_bgr, result, _annotated_path(annotate, image, several))

@@ -178,3 +178,24 @@ def test_big_rotated_grayscale_photo(counter, tmp_path: Path) -> None:
     assert result.size == big.size
     total = sum(truth["counts"].values())
     assert sum(result.counts.values()) + result.unknown >= total * 0.9
+
+
+def test_a_photo_with_no_card_found_gives_no_sure_zero(counter, tmp_path: Path) -> None:
+    from vision.count.counter import Counter
+
+    # A bare brown table: nothing found, which says nothing of what lies there.
+    table = np.full((720, 1280, 3), (40, 90, 140), np.uint8)
+    photo = tmp_path / "table.jpg"
+    cv2.imwrite(str(photo), table)
+    r = tallero("count", str(photo), "--decks", "pump,carriage")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"{photo}: pump 0 (0-40), carriage 0 (0-40); unknown 0")
+    assert "no card found: if cards lie there, photograph them again" in r.stdout
+    doc = json.loads(tallero("count", str(photo), "--json", "--decks", "pump").stdout)
+    assert doc["counts"] == {"pump": 0} and doc["ranges"] == {"pump": [0, 40]}
+    # A live frame of a bare table is a sure 0 (the table before the cards come).
+    live = Counter(threads=1, live=True).count(table, decks=("pump",))
+    assert live.empty and live.ranges == {"pump": (0, 0)}
+    # A photo with cards in it keeps its sure counts.
+    scene = SCENES[0].with_suffix(".jpg")
+    assert counter.count(str(scene)).sure

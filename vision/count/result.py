@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from scoring.rules import DECK_SIZE
 from vision.core.cards import BACK, SIDE_NAMES, Cards
 from vision.count.doubts import count_ranges, look_alike_doubts, within_deck_size
 from vision.count.heaps import Heap, HeapRules, doubled_cards, find_heaps, heap_ranges
@@ -73,6 +74,15 @@ class Count:
     # them, lying apart from every counted card (`vision.count.lone.sure_lone_places`): a
     # card may lie there half covered. Not counted, not in the JSON; None when not looked for.
     lone_places: Cards | None = None
+    # A photo in which no card was found says nothing of what lies there (too dark, too
+    # blurred, the cards too small): each deck's range then runs from 0 to a deck. False:
+    # such a photo's counts are all a sure 0 (live frames, where the table may be bare).
+    open_when_empty: bool = False
+
+    @property
+    def empty(self) -> bool:
+        """Whether no card at all was found in the picture."""
+        return not len(self.cards)
 
     @property
     def ids(self) -> list[int]:
@@ -151,7 +161,10 @@ class Count:
         uncertain cards and the possible cards not counted (`vision.count.doubts.count_ranges`),
         then the card material no counted card explains and the cards that may be boxed
         twice (`vision.count.heaps.heap_ranges`), as a deck of 40 cards allows
-        (`vision.count.doubts.within_deck_size`)."""
+        (`vision.count.doubts.within_deck_size`); with ``open_when_empty``, a photo where no
+        card was found gives every deck 0 to a deck's size."""
+        if self.open_when_empty and self.empty:
+            return {d: (0, DECK_SIZE) for d in self.counts}
         if not self.could_be:
             card_ranges = {d: (n, n) for d, n in self.counts.items()}
         else:
