@@ -11,8 +11,9 @@ the top card of each pile, and sometimes a card below it peeking far enough out.
   is unread (`Count.unread`) or found less surely than the bar (unless its number is read
   and no higher than the top's: a second box on the top, or a card under it), or when its
   top's number is read less surely than the bar: its top is then not guessed and the
-  total is not complete. How sure the colour is does not hold a read number back (the number alone
-  gives the pile's cards; a face whose colour is in doubt is still a face with that number);
+  total is not complete. How sure the colour is does not hold a read number back (the
+  number alone gives the pile's cards; a face whose colour is in doubt is still a face with
+  that number);
 - a face-down pile is uncertain when its back is found less surely than the bar, or named
   no deck of the game (a sheet of paper or a face taken for a back would add 10); which of
   the game's decks it is named does not matter. A back surely of another game
