@@ -208,9 +208,10 @@ def check_enrolled(name: str | None) -> None:
     default profile may be empty (Tallero then uses its built-in decks)."""
     wanted = profile_name(name)
     store = ProfileStore(tallero_home())
-    if wanted == DEFAULT_PROFILE or wanted in store.names():
+    enrolled = store.names()
+    if wanted == DEFAULT_PROFILE or wanted in enrolled:
         return
-    have = ", ".join(store.names()) or "none"
+    have = ", ".join(enrolled) or "none"
     raise UsageError(
         f"no profile {wanted!r} in {store.root} (enrolled: {have}); enroll its decks first "
         f"with `tallero enroll backs PHOTO --decks ... --profile {wanted}`"
