@@ -306,10 +306,11 @@ def count(
                 line += f" ({alike} named after the backs they look like)"
             if result.possible is not None and len(result.possible):
                 line += f"; possible cards not counted {len(result.possible)} (+? on the image)"
-            if result.empty and result.open_when_empty:
+            if result.nothing_sure and result.open_when_empty:
+                found = "surely " if len(result.cards) else ""
                 line += (
-                    "; no card found: if cards lie there, photograph them again (more light, "
-                    "held still, closer)"
+                    f"; no card {found}found: if cards lie there, photograph them again (more "
+                    "light, held still, closer)"
                 )
             typer.echo(line)
         if annotate is not None:

@@ -238,3 +238,29 @@ def test_a_back_surely_of_no_deck_is_another_games_card_and_asks_nothing() -> No
     assert (edge.max(axis=1) < 200).any() and (edge.min(axis=1) > 250).any()
     solid = CountAnnotator().annotate(white, asked)[320:360, 60]
     assert not (solid.min(axis=1) > 250).any()
+
+
+def test_a_photo_where_no_card_is_surely_found_gives_no_sure_count() -> None:
+    # One back found on a glare spot, named pump at 0.75: the photo shows nothing surely.
+    glare = Cards(quads(0), [BACK], [1.0])
+    glare.deck[:] = ["pump"]
+    glare.deck_confidence[:] = [0.75]
+    decks = ("pump", "plow")
+    model = {"name": "t", "sha256": "0"}
+    photo = Count("x.jpg", (640, 480), glare, decks, model, open_when_empty=True)
+    assert photo.nothing_sure and photo.uncertain == [1]
+    assert photo.ranges == {"pump": (0, 40), "plow": (0, 40)}
+    # A live frame keeps its counts as they are.
+    live = Count("x.jpg", (640, 480), glare, decks, model)
+    assert live.ranges == {"pump": (1, 1), "plow": (0, 0)}
+    # A face surely found, or a back surely named, is a card the camera saw well.
+    face = Cards(quads(0, 60), [BACK, FACE], [1.0, 0.9])
+    face.deck[:] = ["pump", None]
+    face.deck_confidence[:] = [0.75, 0.3]
+    seen = Count("x.jpg", (640, 480), face, decks, model, open_when_empty=True)
+    assert not seen.nothing_sure and seen.ranges == {"pump": (1, 1), "plow": (0, 0)}
+    named = Cards(quads(0, 60), [BACK, BACK], [1.0, 0.9])
+    named.deck[:] = ["pump", "plow"]
+    named.deck_confidence[:] = [0.75, 0.95]
+    sure = Count("x.jpg", (640, 480), named, decks, model, open_when_empty=True)
+    assert not sure.nothing_sure and sure.counts == {"pump": 1, "plow": 1}

@@ -126,9 +126,10 @@ class VisionSettings:
     # ... in pieces at least this many card areas, no thicker than this many card lengths.
     heap_paper_min_card_areas: float = 0.0
     heap_paper_max_thickness: float = 1.2
-    # A photo in which no card at all is found gives each deck the range 0 to a deck (not
-    # on live frames): it shows nothing of what lies there, an empty table or cards too
-    # dark, blurred or small to find.
+    # A photo in which no card is surely found (none at all, or only backs to look at and
+    # faces found under the bar) gives each deck the range 0 to a deck (not on live frames):
+    # it shows nothing of what lies there, an empty table or cards too dark, blurred or
+    # small to find.
     empty_photo_open: bool = True
     # A deck's range reaches to each uncertain back and possible card this likely of it.
     alternative_min_probability: float = 0.2

@@ -74,15 +74,34 @@ class Count:
     # them, lying apart from every counted card (`vision.count.lone.sure_lone_places`): a
     # card may lie there half covered. Not counted, not in the JSON; None when not looked for.
     lone_places: Cards | None = None
-    # A photo in which no card was found says nothing of what lies there (too dark, too
-    # blurred, the cards too small): each deck's range then runs from 0 to a deck. False:
-    # such a photo's counts are all a sure 0 (live frames, where the table may be bare).
+    # A photo in which no card was surely found (`nothing_sure`) says nothing of what lies
+    # there (too dark, too blurred, the cards too small): each deck's range then runs from 0
+    # to a deck. False: such a photo's counts are sure (live frames, where the table may be
+    # bare).
     open_when_empty: bool = False
 
     @property
     def empty(self) -> bool:
         """Whether no card at all was found in the picture."""
         return not len(self.cards)
+
+    @property
+    def nothing_sure(self) -> bool:
+        """Whether no card was surely found: none at all, or only backs to look at (found or
+        named under the bar, or of no deck) and faces found under the bar. A back surely of
+        another game and a face surely found are cards the camera saw well."""
+        bar = self.uncertain_below_confidence
+        elsewhere = set(self.other_game)
+        conf = self.cards.overall_confidence
+        for i in range(len(self.cards)):
+            if self.cards.side[i] != BACK:
+                if self.cards.confidence[i] >= bar:
+                    return False
+            elif i + 1 in elsewhere:
+                return False
+            elif self.cards.deck[i] is not None and conf[i] >= bar:
+                return False
+        return True
 
     @property
     def ids(self) -> list[int]:
@@ -162,8 +181,8 @@ class Count:
         then the card material no counted card explains and the cards that may be boxed
         twice (`vision.count.heaps.heap_ranges`), as a deck of 40 cards allows
         (`vision.count.doubts.within_deck_size`); with ``open_when_empty``, a photo where no
-        card was found gives every deck 0 to a deck's size."""
-        if self.open_when_empty and self.empty:
+        card was surely found gives every deck 0 to a deck's size."""
+        if self.open_when_empty and self.nothing_sure:
             return {d: (0, DECK_SIZE) for d in self.counts}
         if not self.could_be:
             card_ranges = {d: (n, n) for d, n in self.counts.items()}
