@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from live_stubs import SPOTS, StubCounter, keyed_window
 
 from vision.core.geometry import xywhr_to_corners
 from vision.live.tally import (
@@ -290,63 +291,11 @@ def test_dataset_synth_sort_refuses_too_many_cards(tallero, tmp_path: Path) -> N
 
 # -- the window's keys with a tally: a stub counter whose cards per frame the test decides
 
-# Where each stub card lies: (x, y) of its top-left corner, px, and its deck.
-SPOTS = {"a": ((10, 10), "pump"), "b": ((70, 10), "pump"), "c": ((130, 10), "carriage")}
-
-
-def stub_cards(names: str) -> Any:
-    from vision.core.cards import BACK, Cards
-
-    if not names:
-        return Cards.empty()
-    corners = []
-    for n in names:
-        (x, y), _ = SPOTS[n]
-        corners.append([[x, y], [x + 40, y], [x + 40, y + 60], [x, y + 60]])
-    k = len(names)
-    return Cards(
-        np.array(corners, np.float32),
-        np.full(k, BACK),
-        np.full(k, 0.95, np.float32),
-        deck=[SPOTS[n][1] for n in names],
-        deck_confidence=np.full(k, 0.97, np.float32),
-    )
-
-
-class StubCounter:
-    """Counts whatever ``script(frame)`` says lies in view at that frame."""
-
-    def __init__(self, script: Callable[[int], str]) -> None:
-        self.script = script
-        self.frame = 0
-        self.settings = None
-
-    def count(self, image: Any, name: str | None = None, decks: Any = None) -> Any:
-        from vision.count.result import Count
-
-        cards = stub_cards(self.script(self.frame))
-        self.frame += 1
-        return Count(name or "frame", (200, 160), cards, tuple(decks), {"name": "stub"})
-
-
-class StubScreen:
-    """Shows nothing; presses ``keys[i]`` after the i-th picture."""
-
-    def __init__(self, keys: dict[int, str]) -> None:
-        self.keys = keys
-        self.pictures: list[Any] = []
-
-    def show(self, picture: Any) -> None:
-        self.pictures.append(picture)
-
-    def key(self) -> str | None:
-        return self.keys.get(len(self.pictures) - 1)
-
 
 def tally_window(home: Path, keys: dict[int, str], still: str) -> tuple[list[str], Any]:
     """Three cards laid one a second (pump, pump, carriage), 8 s at 10 fps through the
     watch loop with a tally; ``still``: the cards the still count of ``d`` sees."""
-    from commands.live import RoundTaker, run_window
+    from commands.live import RoundTaker
     from vision.live.settings import LiveSettings
     from vision.live.watch import Tick, Watcher
     from vision.live.window import Panel
@@ -379,16 +328,7 @@ def tally_window(home: Path, keys: dict[int, str], still: str) -> tuple[list[str
         labels,
     )
     panel = Panel(list(labels.items()))
-    messages: list[str] = []
-    screen = StubScreen(keys)
-    original = screen.show
-
-    def show(picture: Any) -> None:
-        messages.append(panel.message)
-        original(picture)
-
-    screen.show = show  # type: ignore[method-assign]
-    run_window(ticks, screen, taker, panel)
+    messages, _ = keyed_window(ticks, keys, taker, panel)
     return messages, tally
 
 

@@ -15,9 +15,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from live_stubs import SPOTS, StubCounter, StubScreen, keyed_window
 
-from vision.core.cards import BACK, Cards
-from vision.count.result import Count
 from vision.live.settings import LiveSettings
 from vision.live.sources import CaptureSource, SourceFault
 from vision.live.watch import Fault, JsonLines, Tick, Watcher, watch_events
@@ -27,50 +26,6 @@ CLIP = ROOT / "tests" / "data" / "watch" / "hand_over_cards.mp4"
 CLIP_TRUTH = {"pump": 1, "carriage": 1, "plow": 1, "pail": 1}
 DECKS = ("pump", "carriage", "plow", "pail")
 FPS = 10.0
-# Where each stub card lies: (x, y) of its top-left corner, px, and its deck.
-SPOTS = {
-    "a": ((10, 10), "pump"),
-    "b": ((70, 10), "pump"),
-    "c": ((130, 10), "carriage"),
-    "d": ((10, 90), "pail"),
-    "e": ((70, 90), "pail"),
-    "f": ((130, 90), "pail"),
-}
-
-
-def stub_cards(names: str, unsure: str = "") -> Cards:
-    """Back-up cards 40x60 px at the named spots, sure of their deck but for ``unsure``."""
-    if not names:
-        return Cards.empty()
-    corners = []
-    for n in names:
-        (x, y), _ = SPOTS[n]
-        corners.append([[x, y], [x + 40, y], [x + 40, y + 60], [x, y + 60]])
-    k = len(names)
-    return Cards(
-        np.array(corners, np.float32),
-        np.full(k, BACK),
-        np.full(k, 0.95, np.float32),
-        deck=[SPOTS[n][1] for n in names],
-        deck_confidence=np.array([0.6 if n in unsure else 0.97 for n in names], np.float32),
-    )
-
-
-class StubCounter:
-    """Counts whatever ``script(frame)`` says lies in view at that frame."""
-
-    def __init__(self, script: Any, unsure: str = "") -> None:
-        self.script = script
-        self.unsure = unsure
-        self.frame = 0
-        self.calls = 0
-        self.settings = None
-
-    def count(self, image: Any, name: str | None = None, decks: Any = None) -> Count:
-        cards = stub_cards(self.script(self.frame), self.unsure)
-        self.calls += 1
-        self.frame += 1
-        return Count(name or "frame", (200, 160), cards, tuple(decks), {"name": "stub"})
 
 
 def picture(names: str) -> np.ndarray:
@@ -325,40 +280,16 @@ def test_a_camera_that_is_not_there_leaves_no_opencv_noise_on_stderr(capfd) -> N
     assert capfd.readouterr().err == ""
 
 
-class StubScreen:
-    """Shows nothing; presses ``keys[i]`` after the i-th picture."""
-
-    def __init__(self, keys: dict[int, str]) -> None:
-        self.keys = keys
-        self.pictures: list[Any] = []
-
-    def show(self, picture: Any) -> None:
-        self.pictures.append(picture)
-
-    def key(self) -> str | None:
-        return self.keys.get(len(self.pictures) - 1)
-
-
 SEATS = ("Ann=pump", "Ben=carriage", "Cy=plow", "Dee=pail")
 
 
 def window_run(home: Path, ticks: list[Any], keys: dict[int, str]) -> tuple[Any, StubScreen]:
-    from commands.live import RoundTaker, run_window
+    from commands.live import RoundTaker
     from vision.live.window import Panel
 
     taker = RoundTaker(home, 1, home / "snapshots")
     panel = Panel([("pump", "Ann (pump)"), ("carriage", "Ben (carriage)")])
-    messages: list[str] = []
-    screen = StubScreen(keys)
-    original = screen.show
-
-    def show(picture: Any) -> None:
-        messages.append(panel.message)
-        original(picture)
-
-    screen.show = show  # type: ignore[method-assign]
-    run_window(ticks, screen, taker, panel)
-    return messages, screen
+    return keyed_window(ticks, keys, taker, panel)
 
 
 def test_keys_take_the_counts_and_commit_the_round_with_its_evidence(tallero, home) -> None:
