@@ -199,3 +199,21 @@ def test_a_photo_with_no_card_found_gives_no_sure_zero(counter, tmp_path: Path) 
     # A photo with cards in it keeps its sure counts.
     scene = SCENES[0].with_suffix(".jpg")
     assert counter.count(str(scene)).sure
+
+
+def test_an_iphone_heic_photo_is_counted_upright(counter, tmp_path: Path) -> None:
+    from PIL import Image
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()
+    # The scene stored on its side, as a phone held upright stores it: turned 90 degrees
+    # with the HEIF turn (and EXIF orientation 6) saying so.
+    truth = json.loads(SCENES[0].read_text())
+    scene = Image.open(DATA / truth["image"]).convert("RGB")
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    photo = tmp_path / "IMG_0001.HEIC"
+    scene.transpose(Image.Transpose.ROTATE_90).save(photo, exif=exif.tobytes(), quality=90)
+    assert Image.open(photo).format == "HEIF"
+    result = counter.count(photo, decks=tuple(truth["decks"]))
+    assert result.size == scene.size and result.counts == truth["counts"]

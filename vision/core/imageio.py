@@ -1,4 +1,5 @@
-"""Reading photos the way phones write them: EXIF orientation, grayscale, alpha, 16 bit.
+"""Reading photos the way phones write them: EXIF orientation, grayscale, alpha, 16 bit,
+and HEIC/HEIF (an iPhone's own format, through pillow-heif).
 
 Memory is bounded before any pixel is decoded: the header's size and mode tell what a
 decode costs. An image over `VisionSettings.max_counted_megapixels` is counted reduced
@@ -12,6 +13,7 @@ Every failure becomes one :class:`scoring.errors.ImageError` with a clear messag
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import struct
@@ -55,6 +57,7 @@ def load_image(path: str | Path, settings: VisionSettings | None = None) -> np.n
 
     from PIL import Image, ImageOps, UnidentifiedImageError
 
+    _register_heif()
     # Our own size check (below) is the limit; PIL's bomb guard must not fire before it.
     limit = int(settings.max_image_megapixels * 1e6)
     if Image.MAX_IMAGE_PIXELS is not None and Image.MAX_IMAGE_PIXELS < limit:
@@ -108,6 +111,17 @@ def _decode_bounded(path: Path, img: Any, settings: VisionSettings) -> Any:
             img = img.convert("RGBA" if alpha else "I" if img.mode.startswith("I") else "RGB")
         img = img.reduce(factor)
     return img
+
+
+@functools.cache
+def _register_heif() -> None:
+    """Lets Pillow open HEIC/HEIF photos (decoded upright: libheif applies the file's turn
+    and mirror, and the EXIF orientation left behind says so)."""
+    try:
+        from pillow_heif import register_heif_opener
+    except ImportError:  # an install without it reads every other format
+        return
+    register_heif_opener()
 
 
 def _pil_open(image_module: ModuleType) -> Callable[..., Any]:
