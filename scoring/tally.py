@@ -26,6 +26,8 @@ class Tally:
     ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     possible: int = 0  # places that may hold a card not counted (marked +? on the image)
     spread: int = 0  # heaps too tight to count (marked on the image)
+    # No card surely found: the photo says nothing of what lies there (too dark, blurred).
+    nothing_sure: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,14 @@ def photo_problems(setup: GameSetup, label: str, tally: Tally) -> list[tuple[str
             out.append(
                 (f"{n} {seat.deck.display} cards {where}: more than {limit} is impossible", False)
             )
+    if tally.nothing_sure:
+        out.append(
+            (
+                f"no card surely found {where}: if cards lie there, photograph them again "
+                "(more light, held still, closer)",
+                True,
+            )
+        )
     if tally.unknown:
         out.append((f"{tally.unknown} back(s) {where} match no deck of this game", True))
     if tally.uncertain:

@@ -250,6 +250,13 @@ def test_a_photo_where_no_card_is_surely_found_gives_no_sure_count() -> None:
     photo = Count("x.jpg", (640, 480), glare, decks, model, open_when_empty=True)
     assert photo.nothing_sure and photo.uncertain == [1]
     assert photo.ranges == {"pump": (0, 40), "plow": (0, 40)}
+    setup = GameSetup((Seat("Ann", deck_by_name("pump")), Seat("Bo", deck_by_name("plow"))))
+    asks = [line for line, _ in photo_problems(setup, "Dutch", tally_of(photo))]
+    assert asks[0] == (
+        "no card surely found in the Dutch photo: if cards lie there, photograph them again "
+        "(more light, held still, closer)"
+    )
+    assert "Bo: 0 Dutch card(s) counted, could be 0 to 40 in the Dutch photo" in asks
     # A live frame keeps its counts as they are.
     live = Count("x.jpg", (640, 480), glare, decks, model)
     assert live.ranges == {"pump": (1, 1), "plow": (0, 0)}
@@ -259,6 +266,7 @@ def test_a_photo_where_no_card_is_surely_found_gives_no_sure_count() -> None:
     face.deck_confidence[:] = [0.75, 0.3]
     seen = Count("x.jpg", (640, 480), face, decks, model, open_when_empty=True)
     assert not seen.nothing_sure and seen.ranges == {"pump": (1, 1), "plow": (0, 0)}
+    assert not tally_of(seen).nothing_sure
     named = Cards(quads(0, 60), [BACK, BACK], [1.0, 0.9])
     named.deck[:] = ["pump", "plow"]
     named.deck_confidence[:] = [0.75, 0.95]
