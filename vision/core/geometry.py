@@ -139,3 +139,11 @@ def covered_share(below: np.ndarray, above: np.ndarray) -> float:
         return 0.0
     inter, _ = cv2.intersectConvexConvex(b32, a32)
     return float(inter / area)
+
+
+def card_area(counted: np.ndarray, candidates: np.ndarray) -> float:
+    """A card's area, px^2: the median counted card's, else the median candidate's."""
+    quads = counted if len(counted) else candidates
+    if not len(quads):
+        return 0.0
+    return float(np.median([abs(cv2.contourArea(q)) for q in quads.astype(np.float32)]))

@@ -33,16 +33,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from vision.core.geometry import quad_overlaps
+from vision.core.geometry import card_area, quad_overlaps
+from vision.count.paper import Paper
 from vision.detect.checker import possible_cards
-
-if TYPE_CHECKING:  # paper.py takes card_area from here
-    from vision.count.paper import Paper
 
 
 @dataclass(frozen=True)
@@ -99,14 +96,6 @@ class Heap:
     def most(self, visible_fraction: float) -> int:
         """How many cards its material could hold, each showing ``visible_fraction``."""
         return math.ceil(self.material / visible_fraction - 1e-9)
-
-
-def card_area(counted: np.ndarray, candidates: np.ndarray) -> float:
-    """A card's area, px^2: the median counted card's, else the median candidate's."""
-    quads = counted if len(counted) else candidates
-    if not len(quads):
-        return 0.0
-    return float(np.median([abs(cv2.contourArea(q)) for q in quads.astype(np.float32)]))
 
 
 def find_heaps(

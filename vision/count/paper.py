@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.count.heaps import card_area
+from vision.core.geometry import card_area
 
 # Lab bins: lightness, a, b (lightness coarser: the light changes it across a table).
 BINS = (8, 16, 16)
