@@ -306,7 +306,7 @@ def count(
                 line += f" ({alike} named after the backs they look like)"
             if result.possible is not None and len(result.possible):
                 line += f"; possible cards not counted {len(result.possible)} (+? on the image)"
-            if result.nothing_sure and result.open_when_empty:
+            if result.nothing_sure and result.open_when_unsure:
                 found = "surely " if len(result.cards) else ""
                 line += (
                     f"; no card {found}found: if cards lie there, photograph them again (more "

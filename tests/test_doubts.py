@@ -247,7 +247,7 @@ def test_a_photo_where_no_card_is_surely_found_gives_no_sure_count() -> None:
     glare.deck_confidence[:] = [0.75]
     decks = ("pump", "plow")
     model = {"name": "t", "sha256": "0"}
-    photo = Count("x.jpg", (640, 480), glare, decks, model, open_when_empty=True)
+    photo = Count("x.jpg", (640, 480), glare, decks, model, open_when_unsure=True)
     assert photo.nothing_sure and photo.uncertain == [1]
     assert photo.ranges == {"pump": (0, 40), "plow": (0, 40)}
     setup = GameSetup((Seat("Ann", deck_by_name("pump")), Seat("Bo", deck_by_name("plow"))))
@@ -264,11 +264,11 @@ def test_a_photo_where_no_card_is_surely_found_gives_no_sure_count() -> None:
     face = Cards(quads(0, 60), [BACK, FACE], [1.0, 0.9])
     face.deck[:] = ["pump", None]
     face.deck_confidence[:] = [0.75, 0.3]
-    seen = Count("x.jpg", (640, 480), face, decks, model, open_when_empty=True)
+    seen = Count("x.jpg", (640, 480), face, decks, model, open_when_unsure=True)
     assert not seen.nothing_sure and seen.ranges == {"pump": (1, 1), "plow": (0, 0)}
     assert not tally_of(seen).nothing_sure
     named = Cards(quads(0, 60), [BACK, BACK], [1.0, 0.9])
     named.deck[:] = ["pump", "plow"]
     named.deck_confidence[:] = [0.75, 0.95]
-    sure = Count("x.jpg", (640, 480), named, decks, model, open_when_empty=True)
+    sure = Count("x.jpg", (640, 480), named, decks, model, open_when_unsure=True)
     assert not sure.nothing_sure and sure.counts == {"pump": 1, "plow": 1}

@@ -130,7 +130,7 @@ class VisionSettings:
     # faces found under the bar) gives each deck the range 0 to a deck (not on live frames):
     # it shows nothing of what lies there, an empty table or cards too dark, blurred or
     # small to find.
-    empty_photo_open: bool = True
+    unsure_photo_open: bool = True
     # A deck's range reaches to each uncertain back and possible card this likely of it.
     alternative_min_probability: float = 0.2
     # The same for a profile's enrolled classifier (None: the bar above), not on live

@@ -351,7 +351,7 @@ class Counter:
             lone_value_confidence=lone[1] if lone is not None else None,
             lone_places=places,
             paper=paper,
-            open_when_empty=s.empty_photo_open and not self.live,
+            open_when_unsure=s.unsure_photo_open and not self.live,
         )
 
 

@@ -78,7 +78,7 @@ class Count:
     # there (too dark, too blurred, the cards too small): each deck's range then runs from 0
     # to a deck. False: such a photo's counts are sure (live frames, where the table may be
     # bare).
-    open_when_empty: bool = False
+    open_when_unsure: bool = False
 
     @property
     def empty(self) -> bool:
@@ -180,9 +180,9 @@ class Count:
         uncertain cards and the possible cards not counted (`vision.count.doubts.count_ranges`),
         then the card material no counted card explains and the cards that may be boxed
         twice (`vision.count.heaps.heap_ranges`), as a deck of 40 cards allows
-        (`vision.count.doubts.within_deck_size`); with ``open_when_empty``, a photo where no
+        (`vision.count.doubts.within_deck_size`); with ``open_when_unsure``, a photo where no
         card was surely found gives every deck 0 to a deck's size."""
-        if self.open_when_empty and self.nothing_sure:
+        if self.open_when_unsure and self.nothing_sure:
             return {d: (0, DECK_SIZE) for d in self.counts}
         if not self.could_be:
             card_ranges = {d: (n, n) for d, n in self.counts.items()}

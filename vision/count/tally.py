@@ -15,5 +15,5 @@ def tally_of(count: Count) -> Tally:
         count.ranges,
         sum(1 for decks in count.possible_could_be if decks),
         len(count.spread),
-        count.open_when_empty and count.nothing_sure,
+        count.open_when_unsure and count.nothing_sure,
     )
