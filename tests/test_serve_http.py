@@ -252,11 +252,12 @@ def test_uploads_are_named_by_the_server_from_their_first_bytes(home):
     from commands.web.desk import RoundDesk
 
     desk = RoundDesk(home, lambda: pytest.fail("no counter is needed"))
-    heads = (b"\xff\xd8\xff\xe0", b"\x89PNG\r\n\x1a\n", b"../x")
+    iphone = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00"
+    heads = (b"\xff\xd8\xff\xe0", b"\x89PNG\r\n\x1a\n", iphone, b"../x")
     paths = [desk.new_upload_path(head) for head in heads]
-    assert [p.suffix for p in paths] == [".jpg", ".png", ".img"]
-    assert all(re.fullmatch(r"[0-9a-f]{24}\.(jpg|png|img)", p.name) for p in paths)
-    assert len({p.name for p in paths}) == 3
+    assert [p.suffix for p in paths] == [".jpg", ".png", ".heic", ".img"]
+    assert all(re.fullmatch(r"[0-9a-f]{24}\.(jpg|png|heic|img)", p.name) for p in paths)
+    assert len({p.name for p in paths}) == 4
     assert all(p.parent == home / "uploads" for p in paths)
 
 
@@ -339,3 +340,20 @@ def test_the_sheet_answers_while_a_photo_is_being_counted(home, counter):
                 held.release.set()
                 thread.join()
             assert [a.status_code for a in answers] == [201]
+
+
+def test_an_iphone_heic_photo_is_counted_as_its_jpeg_is(client, home, tmp_path):
+    from PIL import Image
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()
+    heic = tmp_path / "IMG_0002.HEIC"
+    Image.open(DUTCH).convert("RGB").save(heic, quality=92)
+    post(client, "/api/games", data={"players": PLAYERS})
+    as_jpeg = post(client, "/api/games/1/rounds", files={"dutch": ("d.jpg", DUTCH.read_bytes())})
+    as_heic = post(
+        client, "/api/games/1/rounds", files={"dutch": ("d.heic", heic.read_bytes(), "image/heic")}
+    )
+    assert as_jpeg.status_code == as_heic.status_code == 201
+    assert as_heic.json()["players"] == as_jpeg.json()["players"]
+    assert sorted(p.suffix for p in (home / "uploads").iterdir()) == [".heic", ".jpg"]

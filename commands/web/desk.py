@@ -34,6 +34,8 @@ MAGIC_SUFFIX = (
     (b"GIF8", ".gif"),
     (b"BM", ".bmp"),
 )
+# An ISO box file whose first box names one of these brands is a HEIC/HEIF photo (iPhone).
+HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1")
 
 
 class RoundTaken(LedgerError):
@@ -61,6 +63,8 @@ def upload_suffix(head: bytes) -> str:
     for magic, suffix in MAGIC_SUFFIX:
         if head.startswith(magic):
             return suffix
+    if head[4:8] == b"ftyp" and head[8:12] in HEIF_BRANDS:
+        return ".heic"
     return ".img"
 
 
