@@ -15,17 +15,8 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
-from test_watch import (
-    CLIP,
-    CLIP_TRUTH,
-    DECKS,
-    FPS,
-    SPOTS,
-    StubCounter,
-    picture,
-    shown,
-    stub_cards,
-)
+from live_stubs import SPOTS, StubCounter, stub_cards
+from test_watch import CLIP, CLIP_TRUTH, DECKS, FPS, picture, shown
 
 from vision.count.result import Count
 from vision.live.motion import Motion, MotionMeter, Touches
