@@ -7,15 +7,12 @@ own origin. Uploads are capped in bytes here and in pixels by the image loader.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
-from starlette.datastructures import FormData, UploadFile
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
 from starlette.responses import (
@@ -27,21 +24,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from commands.web.desk import RoundDesk, RoundTaken
+from commands.web.forms import HEADER, HttpError, token_matches
+from commands.web.views import Pages, made
 from scoring.errors import ImageError, LedgerError, NeedsForce, TalleroError
 
 MAX_UPLOAD_BYTES = 30 * 1024 * 1024  # one request: both photos and the form
 COOKIE = "tallero_token"
-HEADER = "x-tallero-token"
 HERE = Path(__file__).parent
-POLL_SECONDS = 3
-
-
-class HttpError(TalleroError):
-    """A request refused before it reaches Tallero (size, token, origin)."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def _templates() -> Any:
@@ -72,11 +61,6 @@ def status_of(exc: TalleroError) -> int:
     if isinstance(exc, LedgerError):
         return 404
     return 400
-
-
-def token_matches(given: str, token: str) -> bool:
-    """``given`` is the token (compared in constant time; any text, even non-ASCII)."""
-    return secrets.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8"))
 
 
 def same_origin(request: Request) -> bool:
@@ -130,21 +114,15 @@ def error_response(request: Request, exc: TalleroError) -> Response:
     html = (
         _templates()
         .get_template("serve_error.html.j2")
-        .render(status=status, message=str(exc), made=_made())
+        .render(status=status, message=str(exc), made=made())
     )
     return HTMLResponse(html, status_code=status)
 
 
-def _made() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def make_app(token: str, desk: RoundDesk) -> Starlette:
     """The app for one ``tallero serve``: ``token`` guards it, ``desk`` holds its rounds."""
-    from commands.web import views
-
     env = _templates()
-    pages = views.Pages(env, desk, token)
+    pages = Pages(env, desk, token)
 
     async def on_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, TalleroError)
@@ -174,28 +152,3 @@ def make_app(token: str, desk: RoundDesk) -> Starlette:
     app = Starlette(routes=routes, exception_handlers={TalleroError: on_error})
     app.add_middleware(TokenGuard, token=token)
     return app
-
-
-async def read_form(request: Request, token: str) -> FormData:
-    """The POST's form, with the token checked in a field or the header (CSRF)."""
-    form = await request.form(max_files=2, max_fields=20)
-    given = form.get("token")
-    sent = given if isinstance(given, str) else request.headers.get(HEADER, "")
-    if not token_matches(sent, token):
-        raise HttpError(403, "the form must carry the page's token")
-    return form
-
-
-async def save_upload(desk: RoundDesk, item: UploadFile | str | None) -> Path | None:
-    """An uploaded photo written under a generated name; None when none was chosen."""
-    if not isinstance(item, UploadFile):
-        return None
-    head = await item.read(16)
-    if not head:
-        return None
-    target = desk.new_upload_path(head)
-    with target.open("wb") as out:
-        out.write(head)
-        while chunk := await item.read(1 << 20):
-            out.write(chunk)
-    return target

@@ -6,6 +6,7 @@ The JSON answers have the shapes of the CLI's ``--json``: ``games``, ``sheet`` a
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +14,17 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from commands.web.app import POLL_SECONDS, _made, read_form, save_upload
 from commands.web.desk import Pending, RoundDesk
+from commands.web.forms import read_form, save_upload
 from scoring.errors import TalleroError, UsageError
+
+# How often the score sheet asks for new rounds, seconds.
+POLL_SECONDS = 3
+
+
+def made() -> str:
+    """When a page was made, as its footer says."""
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _text(form: Any, key: str) -> str:
@@ -33,7 +42,7 @@ class Pages:
 
     def render(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         html = self.env.get_template(name).render(
-            token=self.token, made=_made(), poll_seconds=POLL_SECONDS, **context
+            token=self.token, made=made(), poll_seconds=POLL_SECONDS, **context
         )
         return HTMLResponse(html, status_code=status)
 
