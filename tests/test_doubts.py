@@ -272,3 +272,27 @@ def test_a_photo_where_no_card_is_surely_found_gives_no_sure_count() -> None:
     named.deck_confidence[:] = [0.75, 0.95]
     sure = Count("x.jpg", (640, 480), named, decks, model, open_when_unsure=True)
     assert not sure.nothing_sure and sure.counts == {"pump": 1, "plow": 1}
+
+
+def test_count_says_to_photograph_again_when_no_card_is_surely_found(
+    tallero, monkeypatch, tmp_path
+) -> None:
+    import cv2
+
+    from vision.count.counter import Counter
+
+    def glare_only(self: Counter, image: object, name: str | None = None, **_: object) -> Count:
+        glare = Cards(quads(0), [BACK], [1.0])
+        glare.deck[:] = ["pump"]
+        glare.deck_confidence[:] = [0.75]
+        return Count(name or "x", (640, 480), glare, ("pump",), {}, open_when_unsure=True)
+
+    monkeypatch.setattr(Counter, "count", glare_only)
+    photo = tmp_path / "dark.jpg"
+    cv2.imwrite(str(photo), np.full((480, 640, 3), 30, np.uint8))
+    r = tallero("count", str(photo), "--decks", "pump")
+    assert r.code == 0, r.err
+    assert r.out == (
+        f"{photo}: pump 1 (0-40); unknown 0; faces 0; uncertain cards 1; no card surely found: "
+        "if cards lie there, photograph them again (more light, held still, closer)\n"
+    )
