@@ -195,7 +195,7 @@ def test_a_photo_with_no_card_found_gives_no_sure_zero(counter, tmp_path: Path) 
     assert doc["counts"] == {"pump": 0} and doc["ranges"] == {"pump": [0, 40]}
     # A live frame of a bare table is a sure 0 (the table before the cards come).
     live = Counter(threads=1, live=True).count(table, decks=("pump",))
-    assert live.empty and live.ranges == {"pump": (0, 0)}
+    assert live.nothing_sure and not len(live.cards) and live.ranges == {"pump": (0, 0)}
     # A photo with cards in it keeps its sure counts.
     scene = SCENES[0].with_suffix(".jpg")
     assert counter.count(str(scene)).sure

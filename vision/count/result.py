@@ -81,11 +81,6 @@ class Count:
     open_when_unsure: bool = False
 
     @property
-    def empty(self) -> bool:
-        """Whether no card at all was found in the picture."""
-        return not len(self.cards)
-
-    @property
     def nothing_sure(self) -> bool:
         """Whether no card was surely found: none at all, or only backs to look at (found or
         named under the bar, or of no deck) and faces found under the bar. A back surely of
