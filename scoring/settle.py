@@ -5,6 +5,11 @@ round (a pile whose top is k holds k cards, a finished pile turned face down 10)
 camera is unsure of a player's count it gives a range (`PhotoRound.ranges`). Of all the
 counts within those ranges, the ones that add up to the piles' total are the only ones
 possible: when exactly one combination fits, that is the round.
+
+When several fit and the counts as seen do not reach the total, the counts shown are the
+fit nearest (least squares) to where the Dutch photo's doubts put each count
+(`Tally.expected`), if exactly one is nearest: the round still asks for a look, but what
+it shows at least agrees with the piles.
 """
 
 from __future__ import annotations
@@ -32,6 +37,16 @@ class Settlement:
     before: dict[str, int]
     fits: tuple[dict[str, int], ...]
     more: bool = False
+    likeliest: dict[str, int] | None = None
+
+    @property
+    def shown(self) -> dict[str, int] | None:
+        """Not settled: the counts to show instead of the counts as seen, which do not reach
+        the total: the one fit nearest to where the photo's doubts put each count (None:
+        none fits, two are as near, or the counts as seen reach the total)."""
+        if self.settled is not None or sum(self.before.values()) == self.total:
+            return None
+        return dict(self.likeliest) if self.likeliest is not None else None
 
     @property
     def settled(self) -> dict[str, int] | None:
@@ -76,20 +91,30 @@ class Settlement:
             for f in self.fits[:MAX_LISTED]
         )
         n = f"more than {MAX_LISTED}" if len(self.fits) > MAX_LISTED else str(len(self.fits))
+        shown = ""
+        if self.shown is not None:
+            picked = ", ".join(f"{p} {self.shown[p]}" for p in self.players_to_look)
+            counted = ", ".join(f"{p} {self.before[p]}" for p in self.players_to_look)
+            shown = f"; shown: {picked}, the likeliest by the photo's doubts (counted: {counted})"
         return (
-            f"{n} ways to reach the Dutch piles' total {self.total}: {listed}; look at "
+            f"{n} ways to reach the Dutch piles' total {self.total}: {listed}{shown}; look at "
             f"{', '.join(self.players_to_look)} and correct with --fix-dutch"
         )
 
 
 def settle_dutch(
-    total: int, dutch: Mapping[str, int], ranges: Mapping[str, tuple[int, int]]
+    total: int,
+    dutch: Mapping[str, int],
+    ranges: Mapping[str, tuple[int, int]],
+    expected: Mapping[str, float] | None = None,
 ) -> Settlement:
     """Every combination of Dutch counts within the players' ranges that adds up to
-    ``total`` (the players without a range keep their count), up to ``MAX_LISTED + 1``.
+    ``total`` (the players without a range keep their count), up to ``MAX_LISTED + 1``,
+    and the one nearest to ``expected`` (`nearest_fit`).
 
     ``dutch``: player -> cards counted; ``ranges``: player -> (low, high), for the players
-    whose count could be off (a range always includes the count).
+    whose count could be off (a range always includes the count); ``expected``: player ->
+    where the photo's doubts put the count (the count itself where missing).
     """
     players = list(dutch)
     spans = []
@@ -125,4 +150,32 @@ def settle_dutch(
         return True
 
     complete = walk(0, total)
-    return Settlement(total, dict(dutch), tuple(fits), more=not complete)
+    near = expected or {}
+    likeliest = nearest_fit(
+        total, dict(zip(players, spans, strict=True)), {p: near.get(p, dutch[p]) for p in players}
+    )
+    return Settlement(total, dict(dutch), tuple(fits), more=not complete, likeliest=likeliest)
+
+
+def nearest_fit(
+    total: int, spans: Mapping[str, tuple[int, int]], expected: Mapping[str, float]
+) -> dict[str, int] | None:
+    """The combination of counts within ``spans`` (player -> (low, high)) that adds up to
+    ``total`` with the least sum of squared distances to ``expected``; None where none
+    fits or two are as near."""
+    # sum so far -> (cost, counts chosen, how many combinations reach that cost)
+    best: dict[int, tuple[float, tuple[int, ...], int]] = {0: (0.0, (), 1)}
+    for player, (lo, hi) in spans.items():
+        step: dict[int, tuple[float, tuple[int, ...], int]] = {}
+        for reached, (cost, chosen, ways) in best.items():
+            for n in range(lo, min(hi, total - reached) + 1):
+                c = cost + (n - expected[player]) ** 2
+                old = step.get(reached + n)
+                if old is None or c < old[0] - 1e-9:
+                    step[reached + n] = (c, (*chosen, n), ways)
+                elif c <= old[0] + 1e-9:
+                    step[reached + n] = (old[0], old[1], old[2] + ways)
+        best = step
+    if total not in best or best[total][2] > 1:
+        return None
+    return dict(zip(spans, best[total][1], strict=True))

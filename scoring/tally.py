@@ -28,6 +28,9 @@ class Tally:
     spread: int = 0  # heaps too tight to count (marked on the image)
     # No card surely found: the photo says nothing of what lies there (too dark, blurred).
     nothing_sure: bool = False
+    # Where within its range each deck's count most likely lies (a fraction; the count
+    # itself where missing): what chooses between counts that all fit the piles' total.
+    expected: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,9 @@ def round_from_tallies(
     the players' ranges that add up to it are sought (`scoring.settle`): exactly one
     combination settles the Dutch counts: the doubts of the Dutch photo it answers give way
     to one problem asking to confirm that the photo shows every pile; several, or none, are
-    a problem that names the players to look at.
+    a problem that names the players to look at. Where several fit and the counts as seen
+    do not reach the total, the one fit nearest to the Dutch photo's expected counts
+    (`Tally.expected`) is shown, if one is nearest (`scoring.settle.Settlement.shown`).
     ``unread_piles``: ids of the piles in that photo whose top was not read; with any, the
     total is not known and nothing is settled.
     """
@@ -175,7 +180,12 @@ def round_from_tallies(
             "(or give every top with --piles)"
         )
     elif pile_total is not None:
-        settlement = settle_dutch(pile_total, per_player["Dutch"], ranges["Dutch"])
+        expected = {
+            s.player: float(dutch.expected.get(s.deck.id, per_player["Dutch"][s.player]))
+            for s in setup.seats
+            if s.player in ranges["Dutch"]
+        }
+        settlement = settle_dutch(pile_total, per_player["Dutch"], ranges["Dutch"], expected)
         if settlement.settled is not None:
             per_player["Dutch"] = settlement.settled
             if settlement.changed or ranges["Dutch"] or doubts:
@@ -188,6 +198,8 @@ def round_from_tallies(
                 )
             ranges["Dutch"] = {}
         else:
+            if settlement.shown is not None:
+                per_player["Dutch"] = settlement.shown
             problems.append(settlement.note())
     if piles is not None:
         problems += pile_problems(per_player["Dutch"], ranges["Dutch"], piles)

@@ -11,7 +11,7 @@ from scoring.tally import Tally, photo_problems, round_from_tallies
 from vision.core.cards import BACK, FACE, Cards
 from vision.core.settings import VisionSettings
 from vision.count.annotate import CountAnnotator, count_text
-from vision.count.doubts import count_ranges
+from vision.count.doubts import count_ranges, expected_counts
 from vision.count.result import Count
 from vision.count.tally import tally_of
 from vision.detect.checker import possible_cards
@@ -66,6 +66,20 @@ def test_count_ranges() -> None:
     assert count_ranges(counts, [], [], [], []) == {d: (n, n) for d, n in counts.items()}
 
 
+def test_expected_counts_move_by_what_each_doubt_is_unsure_of() -> None:
+    counts = {"pump": 3, "plow": 2, "pail": 0}
+    named = ["pump", "pump", "plow", None]
+    doubted = [False, True, True, True]
+    sure = [0.99, 0.6, 0.9, 0.7]
+    could_be = [("plow",), ("plow", "pail"), (), ("pail",)]
+    got = expected_counts(counts, named, doubted, sure, could_be, [("plow",), ()], [0.25, 0.2])
+    # #2 (pump, 0.6 sure) gives 0.4 away, half to plow and half to pail; #3 (plow) loses its
+    # 0.1 to no deck; #4 (no deck) is all pail's; the first possible card adds 0.25 to plow,
+    # the second could be no deck of the game. The sure #1 moves nothing.
+    assert got == pytest.approx({"pump": 2.6, "plow": 2.0 + 0.2 - 0.1 + 0.25, "pail": 1.2})
+    assert expected_counts(counts, [], [], [], [], [], []) == {"pump": 3, "plow": 2, "pail": 0}
+
+
 def count_with(
     decks: list,
     could_be: tuple,
@@ -113,6 +127,9 @@ def test_count_ranges_travel_in_json_and_drawing() -> None:
     edge = drawn[0:3, 405:435].reshape(-1, 3)
     assert (edge.max(axis=1) > 200).any() and (edge.max(axis=1) < 60).any()
     assert count_text(2, (1, 2)) == "2 (1-2)" and count_text(2, (2, 2)) == "2"
+    # Where within the ranges the counts most likely lie, and the tally that carries it.
+    assert count.expected == pytest.approx({"pump": 1.5, "plow": 1.75})
+    assert tally_of(count).expected == count.expected
 
 
 def test_a_count_without_doubts_is_sure() -> None:

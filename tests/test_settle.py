@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scoring.decks import deck_by_name
 from scoring.errors import NeedsForce
 from scoring.game import GameSetup, Seat
-from scoring.settle import MAX_LISTED, settle_dutch
+from scoring.settle import MAX_LISTED, nearest_fit, settle_dutch
 from scoring.tally import Tally, round_from_tallies
 
 SETUP = GameSetup(
@@ -111,6 +111,55 @@ def test_a_round_two_combinations_fit_asks():
     assert result.settled is None
     assert result.problems[-1].startswith("2 ways to reach the Dutch piles' total 27")
     assert "look at Ben, Cy" in result.problems[-1]
+
+
+def test_several_fits_show_the_one_the_doubts_make_likeliest():
+    # Counted 26 for a total of 27: Ben's or Cy's count is one short. The Dutch photo's
+    # doubts lean Cy's way (5.8) more than Ben's (9.1); the round still asks.
+    dutch = Tally(
+        {"pump": 12, "carriage": 9, "plow": 5},
+        ranges={"carriage": (9, 10), "plow": (5, 6)},
+        expected={"pump": 12.0, "carriage": 9.1, "plow": 5.8},
+    )
+    result = round_from_tallies(SETUP, dutch, None, pile_total=27)
+    assert result.dutch == {"Ann": 12, "Ben": 9, "Cy": 6}
+    assert result.settled is None
+    assert result.ranges["Dutch"] == {"Ben": (9, 10), "Cy": (5, 6)}
+    assert result.problems[-1] == (
+        "2 ways to reach the Dutch piles' total 27: Ben 9, Cy 6; Ben 10, Cy 5; shown: Ben 9, "
+        "Cy 6, the likeliest by the photo's doubts (counted: Ben 9, Cy 5); look at Ben, Cy "
+        "and correct with --fix-dutch"
+    )
+    # Counts that reach the total stay as counted, wherever the doubts lean.
+    reached = round_from_tallies(SETUP, dutch, None, pile_total=26)
+    assert reached.dutch == {"Ann": 12, "Ben": 9, "Cy": 5}
+    assert "shown:" not in reached.problems[-1]
+    # Two fits as near: nothing is chosen.
+    even = Tally(dutch.counts, ranges=dutch.ranges, expected={"carriage": 9.5, "plow": 5.5})
+    assert round_from_tallies(SETUP, even, None, pile_total=27).dutch["Cy"] == 5
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    spans=st.lists(st.tuples(st.integers(0, 8), st.integers(0, 3)), min_size=1, max_size=4),
+    lean=st.lists(st.floats(-2, 2), min_size=4, max_size=4),
+    total=st.integers(0, 30),
+)
+def test_the_nearest_fit_is_the_brute_force_one(spans, lean, total):
+    import itertools
+
+    span = {f"P{i}": (lo, lo + w) for i, (lo, w) in enumerate(spans)}
+    expected = {p: lo + lean[i] for i, (p, (lo, _)) in enumerate(span.items())}
+    costs = sorted(
+        (sum((n - expected[p]) ** 2 for p, n in zip(span, combo, strict=True)), combo)
+        for combo in itertools.product(*(range(lo, hi + 1) for lo, hi in span.values()))
+        if sum(combo) == total
+    )
+    got = nearest_fit(total, span, expected)
+    if not costs or (len(costs) > 1 and costs[1][0] - costs[0][0] < 1e-9):
+        assert got is None
+    else:
+        assert got == dict(zip(span, costs[0][1], strict=True))
 
 
 def test_a_blitz_range_reaches_no_further_than_a_blitz_pile():

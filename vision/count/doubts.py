@@ -90,6 +90,42 @@ def count_ranges(
     return {d: (low[d], high[d]) for d in counts}
 
 
+def expected_counts(
+    counts: Mapping[str, int],
+    named: Sequence[str | None],
+    doubted: Sequence[bool],
+    sureness: Sequence[float],
+    could_be: Sequence[tuple[str, ...]],
+    possible_could_be: Sequence[tuple[str, ...]],
+    possible_chance: Sequence[float],
+) -> dict[str, float]:
+    """``{deck: the count its doubts make likeliest}``, a fraction: where within its range a
+    deck's count most likely lies, used to choose between counts that all fit the Dutch
+    piles' total (`scoring.settle`).
+
+    Each uncertain back named a deck takes away what it is unsure of (1 - ``sureness``, the
+    weaker of finding and naming it; all of it for a back of no deck) and shares that among
+    the other decks it could be; each possible card adds its chance of being a card, shared
+    among the decks it could be. ``named``, ``doubted``, ``sureness`` and ``could_be`` run
+    over the counted backs as in `count_ranges`.
+    """
+    out = {d: float(n) for d, n in counts.items()}
+    for deck, doubt, sure, others in zip(named, doubted, sureness, could_be, strict=True):
+        if not doubt:
+            continue
+        unsure = 1.0 - float(sure) if deck is not None else 1.0
+        if deck in out:
+            out[deck] -= unsure
+        reach = [o for o in others if o in out]
+        for other in reach:
+            out[other] += unsure / len(reach)
+    for others, chance in zip(possible_could_be, possible_chance, strict=True):
+        reach = [o for o in others if o in out]
+        for other in reach:
+            out[other] += float(chance) / len(reach)
+    return out
+
+
 def within_deck_size(
     ranges: Mapping[str, tuple[int, int]], counts: Mapping[str, int], size: int = DECK_SIZE
 ) -> dict[str, tuple[int, int]]:

@@ -10,7 +10,12 @@ import numpy as np
 
 from scoring.rules import DECK_SIZE
 from vision.core.cards import BACK, SIDE_NAMES, Cards
-from vision.count.doubts import count_ranges, look_alike_doubts, within_deck_size
+from vision.count.doubts import (
+    count_ranges,
+    expected_counts,
+    look_alike_doubts,
+    within_deck_size,
+)
 from vision.count.heaps import Heap, HeapRules, doubled_cards, find_heaps, heap_ranges
 from vision.count.paper import Paper
 from vision.name.namer import Named
@@ -182,24 +187,9 @@ class Count:
         if not self.could_be:
             card_ranges = {d: (n, n) for d, n in self.counts.items()}
         else:
-            doubted = set(self.uncertain)
-            if self.range_below_confidence is not None:
-                conf = self.cards.overall_confidence
-                doubted |= {
-                    i + 1 for i in range(len(conf)) if conf[i] < self.range_below_confidence
-                }
-            backs = [i for i in range(len(self.cards)) if self.cards.side[i] == BACK]
-            named = [self.cards.deck[i] for i in backs]
-            could_be = [self.could_be[i] for i in backs]
-            if self.look_alikes:
-                alike = look_alike_doubts(named, could_be, self.look_alikes)
-                doubted |= {i + 1 for i, a in zip(backs, alike, strict=True) if a}
+            backs, named, doubted, could_be = self._doubted_backs()
             card_ranges = count_ranges(
-                self.counts,
-                named,
-                [i + 1 in doubted for i in backs],
-                could_be,
-                self.possible_could_be,
+                self.counts, named, doubted, could_be, self.possible_could_be
             )
         if self.heap_rules is not None:
             card_ranges = heap_ranges(
@@ -211,6 +201,44 @@ class Count:
                 self.heap_rules,
             )
         return within_deck_size(card_ranges, self.counts)
+
+    def _doubted_backs(
+        self,
+    ) -> tuple[list[int], list[str | None], list[bool], list[tuple[str, ...]]]:
+        """The counted backs (indices), the deck each is named, whether each is in doubt (to
+        look at, under ``range_below_confidence``, or a look-alike's), and the other decks
+        each could be: what the ranges and the expected counts are made of."""
+        doubted = set(self.uncertain)
+        conf = self.cards.overall_confidence
+        if self.range_below_confidence is not None:
+            doubted |= {i + 1 for i in range(len(conf)) if conf[i] < self.range_below_confidence}
+        backs = [i for i in range(len(self.cards)) if self.cards.side[i] == BACK]
+        named = [self.cards.deck[i] for i in backs]
+        could_be = [self.could_be[i] for i in backs]
+        if self.look_alikes:
+            alike = look_alike_doubts(named, could_be, self.look_alikes)
+            doubted |= {i + 1 for i, a in zip(backs, alike, strict=True) if a}
+        return backs, named, [i + 1 in doubted for i in backs], could_be
+
+    @property
+    def expected(self) -> dict[str, float]:
+        """``{deck: the count its doubts make likeliest}`` (a fraction within its range,
+        `vision.count.doubts.expected_counts`); the counts themselves where nothing was
+        judged, or where no card was surely found."""
+        if not self.could_be or (self.open_when_unsure and self.nothing_sure):
+            return {d: float(n) for d, n in self.counts.items()}
+        backs, named, doubted, could_be = self._doubted_backs()
+        conf = self.cards.overall_confidence
+        chance = [] if self.possible is None else [float(c) for c in self.possible.confidence]
+        return expected_counts(
+            self.counts,
+            named,
+            doubted,
+            [float(conf[i]) for i in backs],
+            could_be,
+            self.possible_could_be,
+            chance,
+        )
 
     @cached_property
     def heaps(self) -> list[Heap]:

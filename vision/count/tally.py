@@ -16,4 +16,5 @@ def tally_of(count: Count) -> Tally:
         sum(1 for decks in count.possible_could_be if decks),
         len(count.spread),
         count.open_when_unsure and count.nothing_sure,
+        count.expected,
     )
