@@ -30,6 +30,9 @@ def test_a_synthetic_round_is_consistent_and_eval_scores_it(tallero, tmp_path):
         assert v["round_exact"] in (0.0, 1.0) and v["round_flagged"] in (0.0, 1.0)
         # a wrong round is either flagged or silently wrong, never both
         assert v["round_silent_wrong"] == (1.0 - v["round_exact"]) * (1.0 - v["round_flagged"])
+    # only the piles' total can show its likeliest fit
+    assert ev["without_piles"]["shown_likeliest"] == 0.0
+    assert 0.0 <= ev["with_piles"]["shown_right"] <= ev["with_piles"]["shown_likeliest"] <= 1.0
     assert ev["piles"]["photos"] == 1 and ev["piles"]["piles"] == len(rnd["piles"])
     # without the piles photo, a round asks for a look exactly when one of its photos does
     asked = ev["asked_by"]

@@ -7,6 +7,9 @@ counted with the round's decks (player = deck), their tallies turned into the ro
 off the piles photo (`vision.piles`). Per variant: ``round_exact`` (every player's points
 right as Tallero gives them), ``round_flagged`` (Tallero asks for a look) and
 ``round_silent_wrong`` (points wrong and nothing asked: what a score sheet lives by).
+With the piles: ``settled_by_total``, and ``shown_likeliest`` / ``shown_right`` (rounds where
+several fits of the total were left to a look and the likeliest was shown; and of all
+rounds, those where it was the true one).
 ``asked_by``: the share of rounds in which each photo alone asks for a look (the Dutch or
 Blitz photo: `scoring.tally.photo_problems`; the piles photo: a top not read).
 """
@@ -44,6 +47,9 @@ class Variant:
     silent_wrong: int = 0
     clean: int = 0  # exact and nothing asked
     settled: int = 0
+    # not settled, but the likeliest fit of the piles' total shown (`Settlement.shown`)
+    shown: int = 0
+    shown_right: int = 0
 
     def add(self, result: PhotoRound, truth: dict[str, Any]) -> bool:
         """Score one round; True when its points are right."""
@@ -71,6 +77,8 @@ class Variant:
             "round_silent_wrong": share(self.silent_wrong),
             "round_exact_unflagged": share(self.clean),
             "settled_by_total": share(self.settled),
+            "shown_likeliest": share(self.shown),
+            "shown_right": share(self.shown_right),
         }
 
 
@@ -135,6 +143,9 @@ def evaluate_rounds(
         )
         right0 = ev.without_piles.add(plain, truth)
         right1 = ev.with_piles.add(with_piles, truth)
+        if with_piles.settled is None and with_piles.dutch != plain.dutch:
+            ev.with_piles.shown += 1
+            ev.with_piles.shown_right += with_piles.dutch == truth["dutch"]
         if not (right0 and right1):
             ev.failures.append(
                 {
@@ -164,7 +175,8 @@ def format_rounds(ev: RoundsEvaluation) -> str:
         d = v.to_json()
         lines.append(f"{name:<16}" + "".join(f"{d[c]!s:>24}" for c in cols))
     lines.append(
-        f"rounds {ev.with_piles.rounds}; settled by the piles' total: {ev.with_piles.settled}"
+        f"rounds {ev.with_piles.rounds}; settled by the piles' total: {ev.with_piles.settled}; "
+        f"the likeliest fit shown: {ev.with_piles.shown} ({ev.with_piles.shown_right} right)"
     )
     asked = ev.to_json()["asked_by"]
     lines.append("asked for a look by: " + ", ".join(f"{k} {v}" for k, v in asked.items()))
