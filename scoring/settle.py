@@ -10,6 +10,10 @@ When several fit and the counts as seen do not reach the total, the counts shown
 fit nearest (least squares) to where the Dutch photo's doubts put each count
 (`Tally.expected`), if exactly one is nearest: the round still asks for a look, but what
 it shows at least agrees with the piles.
+
+The rules settle one Blitz count the same way: a round ends when a player empties their
+Blitz pile, so where nobody's Blitz count is 0 and only one player's range reaches 0, that
+player called Blitz (`blitz_caller`).
 """
 
 from __future__ import annotations
@@ -179,3 +183,13 @@ def nearest_fit(
     if total not in best or best[total][2] > 1:
         return None
     return dict(zip(spans, best[total][1], strict=True))
+
+
+def blitz_caller(blitz: Mapping[str, int], ranges: Mapping[str, tuple[int, int]]) -> str | None:
+    """The player who must have called Blitz where nobody's Blitz count is 0: the one whose
+    range (player -> (low, high)) reaches 0, if exactly one does (a round ends when a player
+    empties their Blitz pile)."""
+    if not blitz or min(blitz.values()) == 0:
+        return None
+    reach = [p for p in blitz if ranges.get(p, (blitz[p], blitz[p]))[0] == 0]
+    return reach[0] if len(reach) == 1 else None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from scoring.crosscheck import check_dutch_piles
 from scoring.game import GameSetup
 from scoring.rules import BLITZ_PILE_SIZE, DECK_SIZE
-from scoring.settle import settle_dutch
+from scoring.settle import blitz_caller, settle_dutch
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,8 @@ def round_from_tallies(
     do not reach the total, the one fit nearest to the Dutch photo's expected counts
     (`Tally.expected`) is shown, if one is nearest (`scoring.settle.Settlement.shown`).
     ``unread_piles``: ids of the piles in that photo whose top was not read; with any, the
-    total is not known and nothing is settled.
+    total is not known and nothing is settled. Where nobody's Blitz count is 0 and exactly
+    one player's range reaches 0, that player called Blitz: shown with 0, and asked.
     """
     problems: list[str] = []
     # doubts of the Dutch photo that a settled total answers: uncertain, unknown and
@@ -172,6 +173,15 @@ def round_from_tallies(
             per_player[label][player] = n
             ranges[label].pop(player, None)
             corrections.append(f"{player} {label} {old} -> {n}")
+    caller = blitz_caller(per_player["Blitz"], ranges["Blitz"]) if blitz is not None else None
+    if caller is not None:
+        counted = per_player["Blitz"][caller]
+        per_player["Blitz"][caller] = 0
+        problems.append(
+            f"nobody's Blitz count is 0, yet whoever called Blitz has no card left: {caller} "
+            f"is the only one whose range reaches 0, so shown with 0 (counted {counted}); "
+            "check the Blitz photo"
+        )
     settled = None
     if unread_piles:
         ids = ", ".join(f"#{i}" for i in unread_piles)

@@ -173,6 +173,26 @@ def test_a_blitz_range_reaches_no_further_than_a_blitz_pile():
     assert result.ranges["Blitz"] == {"Cy": (7, 10)}
 
 
+def test_the_one_blitz_count_that_can_be_0_is_the_caller():
+    dutch = Tally({"pump": 12, "carriage": 9, "plow": 5})
+    # Nobody counted 0 Blitz cards; only Cy's count (1, could be 0 to 1) can be 0.
+    blitz = Tally({"pump": 2, "carriage": 3, "plow": 1}, ranges={"plow": (0, 1), "pump": (2, 4)})
+    result = round_from_tallies(SETUP, dutch, blitz)
+    assert result.blitz == {"Ann": 2, "Ben": 3, "Cy": 0}
+    assert result.problems[-1] == (
+        "nobody's Blitz count is 0, yet whoever called Blitz has no card left: Cy is the only "
+        "one whose range reaches 0, so shown with 0 (counted 1); check the Blitz photo"
+    )
+    # Two who could have called Blitz, a count of 0 already, or Cy's count fixed by hand:
+    # nothing is chosen.
+    both = Tally(blitz.counts, ranges={"plow": (0, 1), "pump": (0, 2)})
+    assert round_from_tallies(SETUP, dutch, both).blitz["Cy"] == 1
+    zero = Tally({"pump": 0, "carriage": 3, "plow": 1}, ranges={"plow": (0, 1)})
+    assert round_from_tallies(SETUP, dutch, zero).blitz["Cy"] == 1
+    fixed = round_from_tallies(SETUP, dutch, blitz, fix_blitz={"Cy": 1})
+    assert fixed.blitz["Cy"] == 1 and not any("called Blitz" in p for p in fixed.problems)
+
+
 def test_a_spread_heap_is_still_asked_when_the_total_settles():
     dutch = Tally({"pump": 12, "carriage": 9, "plow": 5}, ranges={"plow": (5, 7)}, spread=1)
     result = round_from_tallies(SETUP, dutch, None, pile_total=27)
