@@ -33,8 +33,10 @@ class Settlement:
         total: the Dutch cards on the piles.
         before: player -> Dutch cards as counted.
         fits: the combinations within the ranges that add up to ``total`` (player -> cards),
-            at most ``MAX_LISTED + 1`` of them.
+            at most ``MAX_LISTED + 1`` of them, the likeliest first.
         more: whether there are more fits than ``fits`` holds.
+        likeliest: the fit nearest to where the photo's doubts put each count, if exactly
+            one is nearest (`nearest_fit`).
     """
 
     total: int
@@ -158,7 +160,12 @@ def settle_dutch(
     likeliest = nearest_fit(
         total, dict(zip(players, spans, strict=True)), {p: near.get(p, dutch[p]) for p in players}
     )
-    return Settlement(total, dict(dutch), tuple(fits), more=not complete, likeliest=likeliest)
+    listed = tuple(fits)
+    if likeliest is not None:
+        # listed first; where the walk stopped before reaching it, in place of its last fit
+        others = [f for f in listed if f != likeliest]
+        listed = (likeliest, *others[: MAX_LISTED if len(others) == len(listed) else None])
+    return Settlement(total, dict(dutch), listed, more=not complete, likeliest=likeliest)
 
 
 def nearest_fit(

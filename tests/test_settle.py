@@ -173,6 +173,19 @@ def test_a_blitz_range_reaches_no_further_than_a_blitz_pile():
     assert result.ranges["Blitz"] == {"Cy": (7, 10)}
 
 
+def test_the_likeliest_fit_is_listed_first_even_past_the_listed_ones():
+    dutch = {"Ann": 10, "Ben": 10, "Cy": 10}
+    ranges = {p: (5, 15) for p in dutch}
+    s = settle_dutch(31, dutch, ranges, {"Ann": 14.9, "Ben": 10.0, "Cy": 10.0})
+    # The walk lists fits near the counts as seen (Ann 10 in all of them) and stops at
+    # MAX_LISTED + 1; the nearest to the expected counts lies beyond and takes the first place.
+    assert s.fits[0] == s.shown == {"Ann": 13, "Ben": 9, "Cy": 9}
+    assert len(s.fits) == MAX_LISTED + 1 and s.more and s.settled is None
+    assert all(f["Ann"] == 10 for f in s.fits[1:])
+    assert s.players_to_look == ("Ann", "Ben", "Cy")
+    assert "; shown: Ann 13, Ben 9, Cy 9, the likeliest" in s.note()
+
+
 def test_the_one_blitz_count_that_can_be_0_is_the_caller():
     dutch = Tally({"pump": 12, "carriage": 9, "plow": 5})
     # Nobody counted 0 Blitz cards; only Cy's count (1, could be 0 to 1) can be 0.
