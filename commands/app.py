@@ -80,7 +80,8 @@ PilesOpt = Annotated[
     str | None,
     typer.Option(
         help="Top card of each Dutch pile, 'down' for a finished pile (e.g. 10,down,7): "
-        "cross-checked against the Dutch counts."
+        "cross-checked against the Dutch counts (score: their total settles them as "
+        "--piles-photo's does)."
     ),
 ]
 ModelOpt = Annotated[

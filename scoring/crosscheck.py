@@ -28,6 +28,14 @@ class CrossCheck:
     def ok(self) -> bool:
         return not self.problems
 
+    @property
+    def too_many_piles(self) -> str | None:
+        """The problem of more piles than the players can make, if so."""
+        if self.piles <= self.max_piles:
+            return None
+        players = self.max_piles // MAX_PILES_PER_PLAYER
+        return f"{self.piles} Dutch piles, but {players} players can make at most {self.max_piles}"
+
 
 def pile_size(top: int | str) -> int:
     """Cards in a Dutch pile from its top card (1..10) or ``"down"`` for a finished pile."""
@@ -58,8 +66,7 @@ def check_dutch_piles(tops: Sequence[int | str], dutch: Mapping[str, int]) -> Cr
             f"the Dutch piles hold {pile_total} cards but the players' Dutch counts add up "
             f"to {counted} ({counted - pile_total:+d})"
         )
-    if len(tops) > max_piles:
-        problems.append(
-            f"{len(tops)} Dutch piles, but {len(dutch)} players can make at most {max_piles}"
-        )
+    many = CrossCheck(pile_total, counted, len(tops), max_piles, ()).too_many_piles
+    if many:
+        problems.append(many)
     return CrossCheck(pile_total, counted, len(tops), max_piles, tuple(problems))

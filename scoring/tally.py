@@ -134,8 +134,8 @@ def round_from_tallies(
 
     Without a Blitz photo every Blitz pile counts 0 unless corrected by hand.
     ``fix_dutch`` / ``fix_blitz`` (player -> count) replace what the camera counted.
-    ``piles``: the Dutch piles' top cards (``"down"`` for a finished pile), checked against
-    the Dutch counts as they stand after the corrections (`pile_problems`).
+    ``piles``: the Dutch piles' top cards (``"down"`` for a finished pile), typed: their total
+    is used as a photo's is, after the corrections.
     ``pile_total``: the Dutch cards on the piles, read off a photo of them. The counts within
     the players' ranges that add up to it are sought (`scoring.settle`): exactly one
     combination settles the Dutch counts: the doubts of the Dutch photo it answers give way
@@ -183,6 +183,11 @@ def round_from_tallies(
             "check the Blitz photo"
         )
     settled = None
+    confirm = "the piles photo shows every Dutch pile"
+    if pile_total is None and piles is not None:
+        # Typed tops give the total as exactly as a photo of them.
+        pile_total = check_dutch_piles(piles, per_player["Dutch"]).pile_total
+        confirm = "--piles gives every Dutch pile"
     if unread_piles:
         ids = ", ".join(f"#{i}" for i in unread_piles)
         problems.append(
@@ -203,16 +208,16 @@ def round_from_tallies(
                 # The Dutch photo's doubts give way to the one answer, but a pile the photo
                 # missed would make the total, and so the answer, wrong: a person confirms.
                 problems = [p for k, p in enumerate(problems) if k not in doubts]
-                problems.append(
-                    f"{settled}: check that the piles photo shows every Dutch pile, then --accept"
-                )
+                problems.append(f"{settled}: check that {confirm}, then --accept")
             ranges["Dutch"] = {}
         else:
             if settlement.shown is not None:
                 per_player["Dutch"] = settlement.shown
             problems.append(settlement.note())
     if piles is not None:
-        problems += pile_problems(per_player["Dutch"], ranges["Dutch"], piles)
+        many = check_dutch_piles(piles, per_player["Dutch"]).too_many_piles
+        if many:
+            problems.append(many)
     return PhotoRound(
         per_player["Dutch"],
         per_player["Blitz"],
@@ -221,35 +226,3 @@ def round_from_tallies(
         ranges,
         settled,
     )
-
-
-def pile_problems(
-    dutch: Mapping[str, int],
-    ranges: Mapping[str, tuple[int, int]],
-    piles: Sequence[int | str],
-) -> list[str]:
-    """The Dutch-pile cross-check of ``dutch`` (player -> cards), and where a mismatch may
-    come from: whether the players' ``ranges`` (player -> (low, high), where a count could
-    be off) can reach the piles' total, and whose counts have a range."""
-    check = check_dutch_piles(piles, dutch)
-    problems = list(check.problems)
-    if check.pile_total == check.counted_total:
-        return problems
-    low = high = 0
-    doubtful = []
-    for player, n in dutch.items():
-        lo, hi = ranges.get(player, (n, n))
-        lo, hi = min(lo, n), max(hi, n)
-        low, high = low + lo, high + hi
-        if lo != hi:
-            doubtful.append(f"{player} ({lo}-{hi})")
-    if low <= check.pile_total <= high:
-        problems.append(
-            f"the counts' ranges reach {low} to {high}: look at {', '.join(doubtful)} first"
-        )
-    else:
-        problems.append(
-            f"not even the counts' ranges ({low} to {high}) reach the piles' total: a card "
-            "may be missed, counted twice or lie in the wrong photo"
-        )
-    return problems

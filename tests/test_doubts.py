@@ -201,22 +201,32 @@ def test_settings_refuse_fractions_outside_0_1(name: str) -> None:
     VisionSettings(possible_min_chance=None)
 
 
-def test_pile_check_says_whose_range_can_explain_a_mismatch() -> None:
-    from scoring.tally import pile_problems
-
-    dutch, ranges = {"Ann": 4, "Ben": 2}, {"Ann": (3, 5)}
-    assert pile_problems(dutch, ranges, [6]) == []
-    assert pile_problems(dutch, ranges, [5])[1] == (
-        "the counts' ranges reach 5 to 7: look at Ann (3-5) first"
-    )
-    far = pile_problems(dutch, ranges, [10])
-    assert far[0].startswith("the Dutch piles hold 10 cards") and "not even" in far[1]
-    # A count corrected by hand has no range any more.
+def test_typed_pile_tops_settle_a_round_as_a_photo_of_them_does() -> None:
     setup = GameSetup((Seat("Ann", deck_by_name("pump")), Seat("Ben", deck_by_name("plow"))))
     tally = Tally({"pump": 4, "plow": 2}, ranges={"pump": (3, 5), "plow": (2, 2)})
-    fixed = round_from_tallies(setup, tally, None, fix_dutch={"Ann": 4}, piles=[5])
+    # The tops agree with the counts, and no other count in Ann's range does: Ann's doubt
+    # is answered.
+    same = round_from_tallies(setup, tally, None, piles=[6])
+    assert same.dutch == {"Ann": 4, "Ben": 2} and same.ranges["Dutch"] == {}
+    assert same.problems == (
+        "the Dutch piles' total 6 settled the Dutch counts as counted (the only counts within "
+        "the ranges that reach it; counted: Ann 4, Ben 2): check that --piles gives every Dutch "
+        "pile, then --accept",
+    )
+    # One card more on the piles: only Ann's range reaches it, so the round is settled.
+    one = round_from_tallies(setup, tally, None, piles=[5, 2])
+    assert one.dutch == {"Ann": 5, "Ben": 2}
+    assert one.problems == (
+        "the Dutch piles' total 7 settled the Dutch counts: Ann 4 -> 5 (counted before: Ann 4, "
+        "Ben 2): check that --piles gives every Dutch pile, then --accept",
+    )
+    far = round_from_tallies(setup, tally, None, piles=["down"])
+    assert far.problems[-1].startswith("no Dutch counts within the counts' ranges add up to")
+    # A count corrected by hand has no range any more; nine piles are more than two make.
+    fixed = round_from_tallies(setup, tally, None, fix_dutch={"Ann": 4}, piles=[1] * 9)
     assert fixed.ranges == {"Dutch": {}, "Blitz": {}}
-    assert "not even the counts' ranges (6 to 6) reach the piles' total" in fixed.problems[-1]
+    assert fixed.problems[-2].startswith("no Dutch counts within the counts' ranges")
+    assert fixed.problems[-1] == "9 Dutch piles, but 2 players can make at most 8"
     assert round_from_tallies(setup, tally, None).ranges["Dutch"] == {"Ann": (3, 5)}
 
 

@@ -231,43 +231,33 @@ def test_a_deck_the_model_does_not_know_is_a_clear_error(tallero, home):
     assert len(r.err.strip().splitlines()) == 1
 
 
-def test_the_dutch_piles_are_checked_against_the_photo(tallero, game):
+def test_typed_dutch_piles_settle_the_photo_as_a_piles_photo_does(tallero, game):
     # The pile tops before the sort: 10 + 10 + 7 = 27, the Dutch photo's true total.
     r = tallero("score", "--dutch", str(DUTCH), "--piles", "10,10,7", "--json")
     assert r.code == 0, r.err
     out = r.json()
-    counted = sum(c["dutch"] for c in out["players"].values())
-    pile_problems = [p for p in out["problems"] if "piles" in p or "ranges" in p]
-    if counted == 27:
-        assert pile_problems == []
-    else:
-        assert (
-            f"the Dutch piles hold 27 cards but the players' Dutch counts add up to "
-            f"{counted} ({counted - 27:+d})"
-        ) in pile_problems
-        # The truth lies within the ranges, so they reach the piles' total.
-        reach = [p for p in pile_problems if p.startswith("the counts' ranges reach")]
-        assert len(reach) == 1
-        for player in out["ranges"]["dutch"]:
-            assert player in reach[0]
+    total = [p for p in out["problems"] if "Dutch piles' total 27" in p]
+    # The truth lies within the ranges, so the total is reached: settled, or ways to look at.
+    assert len(total) == 1 and "no Dutch counts" not in total[0]
+    if out["settled"]:
+        assert sum(c["dutch"] for c in out["players"].values()) == 27
+        assert total[0].endswith("check that --piles gives every Dutch pile, then --accept")
     # Tops that no count could reach are called out as such: 16 piles of 10 (the most four
-    # players can make) lie past the highest the photo's ranges reach (its heap too tight
-    # to count reaches far).
-    most = sum(
-        out["ranges"]["dutch"].get(p, [c["dutch"], c["dutch"]])[1]
-        for p, c in out["players"].items()
-    )
-    assert most < 160
+    # players can make) lie past the highest the photo's ranges reach.
     r = tallero("score", "--dutch", str(DUTCH), "--piles", ",".join(["10"] * 16), "--json")
-    assert any("not even the counts' ranges" in p for p in r.json()["problems"])
-    # The counts corrected to the truth agree with the piles: the check is settled.
+    assert any(
+        p.startswith("no Dutch counts within the counts' ranges add up to the piles' total 160")
+        for p in r.json()["problems"]
+    )
+    # The counts corrected to the truth agree with the piles: nothing is off.
     fixed = ",".join(f"{p}={n}" for p, n in DUTCH_TRUTH.items())
     r = tallero(
         "score", "--dutch", str(DUTCH), "--piles", "10,10,7", "--fix-dutch", fixed,
         "--reason", "counted by hand", "--json",
     )  # fmt: skip
     assert r.code == 0, r.err
-    assert not [p for p in r.json()["problems"] if "piles" in p]
+    assert {p: c["dutch"] for p, c in r.json()["players"].items()} == DUTCH_TRUTH
+    assert not [p for p in r.json()["problems"] if "ways to reach" in p or "no Dutch" in p]
 
 
 @pytest.mark.parametrize(("piles", "code", "says"), [("10,12", 1, "pile top"), (",", 2, "--piles")])
