@@ -248,6 +248,22 @@ def test_flagged_cards_must_be_accepted_before_the_round_lands(client, home):
     assert r.status_code == 409 and "already committed as round 1" in r.text
 
 
+def test_typed_pile_tops_settle_the_round_as_score_piles_does(client, home, tallero):
+    post(client, "/api/games", data={"players": PLAYERS})
+    dutch = {"dutch": ("d.jpg", DUTCH.read_bytes())}
+    r = post(client, "/api/games/1/rounds", files=dutch, data={"piles": "10, 12"})
+    assert r.status_code == 400
+    assert r.json()["error"] == "pile top 12 is neither 1..10 nor 'down'"
+    assert uploads(home) == []  # a refused round keeps no upload
+    r = post(client, "/api/games/1/rounds", files=dutch, data={"piles": "10, 10 7"})
+    assert r.status_code == 201, r.text
+    page = r.json()
+    cli = tallero("score", "--dutch", str(DUTCH), "--piles", "10,10,7", "--json").json()
+    assert page["problems"] == cli["problems"] and page["players"] == cli["players"]
+    assert any("Dutch piles' total 27" in p for p in page["problems"])
+    assert "Dutch pile tops: 10, 10, 7" in client.get(f"/pending/{page['pending']}").text
+
+
 def test_uploads_are_named_by_the_server_from_their_first_bytes(home):
     from commands.web.desk import RoundDesk
 

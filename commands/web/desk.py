@@ -49,6 +49,7 @@ class Pending:
     id: str
     game_id: int
     photos: list[CountedPhoto]
+    tops: list[str] | None = None  # the Dutch piles' top cards as typed (None: not given)
     fixes: dict[str, dict[str, int]] = field(default_factory=lambda: {"Dutch": {}, "Blitz": {}})
     reasons: list[str] = field(default_factory=list)
 
@@ -96,8 +97,11 @@ class RoundDesk:
         folder.mkdir(parents=True, exist_ok=True)
         return folder / f"{secrets.token_hex(12)}{upload_suffix(head)}"
 
-    def count(self, game: Game, dutch: Path, blitz: Path | None) -> Pending:
-        """Count the photos of a new round (blocking: call it from a worker thread)."""
+    def count(
+        self, game: Game, dutch: Path, blitz: Path | None, tops: list[str] | None = None
+    ) -> Pending:
+        """Count the photos of a new round (blocking: call it from a worker thread);
+        ``tops``: the Dutch piles' top cards, typed (their total settles the round)."""
         from commands.photos import count_round_photos, require_game_decks
 
         counter = self.counter()
@@ -110,7 +114,7 @@ class RoundDesk:
                 )
             except ImageError as exc:
                 raise ImageError(_name_photos(str(exc), dutch, blitz)) from None
-        pending = Pending(pid, game.id, photos)
+        pending = Pending(pid, game.id, photos, tops)
         self._pending[pid] = pending
         return pending
 
@@ -164,7 +168,7 @@ class RoundDesk:
         with Ledger.open(self.home) as ledger:
             game = ledger.game(pending.game_id)
         result, counts = read_round(
-            game, pending.photos, pending.fixes["Dutch"], pending.fixes["Blitz"]
+            game, pending.photos, pending.fixes["Dutch"], pending.fixes["Blitz"], pending.tops
         )
         return game, pending, result, counts
 
@@ -209,6 +213,17 @@ class RoundDesk:
             del self._pending[pid]
         photos = [p.to_json() for p in pending.photos]
         return number, photo_round_json(after, counts, result, photos, number)
+
+
+def typed_tops(text: str | None) -> list[str] | None:
+    """The Dutch piles' top cards as typed on the page (``10, down, 7``; None when left
+    empty); a top that is neither 1..10 nor ``down`` is refused with one line."""
+    from scoring.crosscheck import pile_size
+
+    tops = [t.strip() for t in (text or "").replace(" ", ",").split(",") if t.strip()]
+    for top in tops:
+        pile_size(top)
+    return tops or None
 
 
 def _name_photos(message: str, dutch: Path, blitz: Path | None) -> str:

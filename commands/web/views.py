@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from commands.web.desk import Pending, RoundDesk
+from commands.web.desk import Pending, RoundDesk, typed_tops
 from commands.web.forms import read_form, save_upload
 from scoring.errors import TalleroError, UsageError
 
@@ -109,7 +109,9 @@ class Pages:
         try:
             if dutch is None:
                 raise UsageError("choose or take the Dutch photo")
-            return await run_in_threadpool(self.desk.count, game, dutch, blitz)
+            piles = form.get("piles")
+            tops = typed_tops(piles if isinstance(piles, str) else None)
+            return await run_in_threadpool(self.desk.count, game, dutch, blitz, tops)
         except TalleroError:
             for path in (dutch, blitz):  # a refused upload is not kept
                 if path is not None:
@@ -162,6 +164,7 @@ class Pages:
             photos=photos,
             result=result,
             reasons=pending.reasons,
+            tops=pending.tops,
         )
 
     async def photo(self, request: Request) -> Response:
