@@ -37,6 +37,7 @@ class Settlement:
         more: whether there are more fits than ``fits`` holds.
         likeliest: the fit nearest to where the photo's doubts put each count, if exactly
             one is nearest (`nearest_fit`).
+        reach: the least and most Dutch cards the counts' ranges add up to.
     """
 
     total: int
@@ -44,6 +45,7 @@ class Settlement:
     fits: tuple[dict[str, int], ...]
     more: bool = False
     likeliest: dict[str, int] | None = None
+    reach: tuple[int, int] | None = None
 
     @property
     def shown(self) -> dict[str, int] | None:
@@ -91,6 +93,7 @@ class Settlement:
                 f"no Dutch counts within the counts' ranges add up to the piles' total "
                 f"{self.total} (counted: {before}): a card may be missed, counted twice or "
                 "lie in the wrong photo"
+                + (f" (the ranges reach {self.reach[0]} to {self.reach[1]})" if self.reach else "")
             )
         listed = "; ".join(
             ", ".join(f"{p} {n}" for p, n in f.items() if p in self.players_to_look)
@@ -165,7 +168,14 @@ def settle_dutch(
         # listed first; where the walk stopped before reaching it, in place of its last fit
         others = [f for f in listed if f != likeliest]
         listed = (likeliest, *others[: MAX_LISTED if len(others) == len(listed) else None])
-    return Settlement(total, dict(dutch), listed, more=not complete, likeliest=likeliest)
+    return Settlement(
+        total,
+        dict(dutch),
+        listed,
+        more=not complete,
+        likeliest=likeliest,
+        reach=(low_after[0], high_after[0]),
+    )
 
 
 def nearest_fit(

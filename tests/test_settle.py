@@ -47,6 +47,7 @@ def test_no_combination_says_so():
     assert s.fits == ()
     assert s.settled is None
     assert s.note().startswith("no Dutch counts within the counts' ranges add up to the piles'")
+    assert s.note().endswith("(the ranges reach 26 to 28)")
 
 
 def test_many_fits_are_listed_up_to_a_bound():
