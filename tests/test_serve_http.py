@@ -264,6 +264,38 @@ def test_typed_pile_tops_settle_the_round_as_score_piles_does(client, home, tall
     assert "Dutch pile tops: 10, 10, 7" in client.get(f"/pending/{page['pending']}").text
 
 
+def test_a_piles_photo_settles_the_round_and_is_kept_with_it(client, home, tallero):
+    piles = Path(__file__).parent / "data" / "piles" / "clear.jpg"
+    post(client, "/api/games", data={"players": PLAYERS})
+    dutch = ("d.jpg", DUTCH.read_bytes())
+    blitz = ("b.jpg", BLITZ.read_bytes())
+    both = {"dutch": dutch, "blitz": blitz, "piles_photo": ("p.jpg", piles.read_bytes())}
+    r = post(client, "/api/games/1/rounds", files=both, data={"piles": "10"})
+    assert r.status_code == 400
+    assert r.json()["error"] == "give the Dutch piles either typed or as a photo, not both"
+    bare = {"dutch": dutch, "piles_photo": ("e.jpg", piles.with_name("empty.jpg").read_bytes())}
+    r = post(client, "/api/games/1/rounds", files=bare)
+    assert r.status_code == 422 and "the piles photo" in r.json()["error"]
+    assert uploads(home) == []  # refused rounds keep no upload
+    r = post(client, "/api/games/1/rounds", files=both)
+    assert r.status_code == 201, r.text
+    page = r.json()
+    cli = tallero(
+        "score", "--dutch", str(DUTCH), "--blitz", str(BLITZ), "--piles-photo", str(piles),
+        "--json",
+    ).json()  # fmt: skip
+    assert page["problems"] == cli["problems"] and page["players"] == cli["players"]
+    assert [p["role"] for p in page["photos"]] == ["dutch", "blitz", "piles"]
+    assert page["photos"][2]["total"] == cli["photos"][2]["total"]
+    pid = page["pending"]
+    assert client.get(f"/pending/{pid}/photo/piles").headers["content-type"] == "image/jpeg"
+    assert "Dutch piles, " in client.get(f"/pending/{pid}").text
+    r = post(client, f"/api/pending/{pid}/commit", data={"accept": "1", "force": "1"})
+    assert r.status_code == 201, r.text
+    (rev,) = tallero("history", "1", "--json").json()["revisions"]
+    assert [e["role"] for e in rev["evidence"]] == ["dutch", "blitz", "piles"]
+
+
 def test_uploads_are_named_by_the_server_from_their_first_bytes(home):
     from commands.web.desk import RoundDesk
 

@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any
 from scoring.errors import ImageError, LedgerError, UsageError
 
 if TYPE_CHECKING:
+    from scoring.evidence import Photo
     from scoring.ledger import Game
     from scoring.rules import RoundCounts
     from scoring.tally import PhotoRound
     from vision.count.counter import Counter
     from vision.count.photos import CountedPhoto
+    from vision.piles.read import Piles
 
 UPLOADS_DIR = "uploads"  # in TALLERO_HOME: photos as received, under generated names
 ANNOTATED_DIR = "annotated"
@@ -42,6 +44,19 @@ class RoundTaken(LedgerError):
     """The round was committed already (by another phone, or a second press)."""
 
 
+@dataclass(frozen=True)
+class PilesPhoto:
+    """A round's photo of the Dutch piles before the sort, as `tallero piles` reads it."""
+
+    path: Path
+    annotated: Path
+    read: Piles
+
+    def to_json(self) -> dict[str, Any]:
+        """The photo's entry in ``score --json``'s ``photos``."""
+        return {"role": "piles", **self.read.to_json(), "annotated": str(self.annotated)}
+
+
 @dataclass
 class Pending:
     """A counted round not yet on the sheet."""
@@ -50,12 +65,27 @@ class Pending:
     game_id: int
     photos: list[CountedPhoto]
     tops: list[str] | None = None  # the Dutch piles' top cards as typed (None: not given)
+    piles: PilesPhoto | None = None  # the photo of the Dutch piles, read
     fixes: dict[str, dict[str, int]] = field(default_factory=lambda: {"Dutch": {}, "Blitz": {}})
     reasons: list[str] = field(default_factory=list)
 
     @property
     def reason(self) -> str | None:
         return "; ".join(self.reasons) or None
+
+    def photos_json(self) -> list[dict[str, Any]]:
+        """``score --json``'s ``photos``: the counted photos, then the piles photo."""
+        piles = [self.piles.to_json()] if self.piles is not None else []
+        return [p.to_json() for p in self.photos] + piles
+
+    def piles_evidence(self) -> list[Photo]:
+        """The piles photo as evidence kept with the round (none without one)."""
+        from scoring.evidence import Photo
+
+        if self.piles is None:
+            return []
+        read = self.piles.read
+        return [Photo("piles", self.piles.path, self.piles.to_json(), read.model["name"])]
 
 
 def upload_suffix(head: bytes) -> str:
@@ -98,23 +128,34 @@ class RoundDesk:
         return folder / f"{secrets.token_hex(12)}{upload_suffix(head)}"
 
     def count(
-        self, game: Game, dutch: Path, blitz: Path | None, tops: list[str] | None = None
+        self,
+        game: Game,
+        dutch: Path,
+        blitz: Path | None,
+        tops: list[str] | None = None,
+        piles: Path | None = None,
     ) -> Pending:
-        """Count the photos of a new round (blocking: call it from a worker thread);
-        ``tops``: the Dutch piles' top cards, typed (their total settles the round)."""
+        """Count the photos of a new round (blocking: call it from a worker thread); the
+        Dutch piles' total, typed (``tops``) or photographed (``piles``), settles it."""
         from commands.photos import count_round_photos, require_game_decks
+        from commands.piles import read_piles_photo
 
+        if tops is not None and piles is not None:
+            raise UsageError("give the Dutch piles either typed or as a photo, not both")
         counter = self.counter()
         require_game_decks(counter, game)
         pid = secrets.token_urlsafe(9)
+        out = self.home / ANNOTATED_DIR / pid
+        read = None
         with self.count_lock:
             try:
-                photos = count_round_photos(
-                    counter, game, dutch, blitz, self.home / ANNOTATED_DIR / pid
-                )
+                photos = count_round_photos(counter, game, dutch, blitz, out)
+                if piles is not None:
+                    drawn = out / "piles-read.jpg"
+                    read = PilesPhoto(piles, drawn, read_piles_photo(counter, piles, drawn))
             except ImageError as exc:
-                raise ImageError(_name_photos(str(exc), dutch, blitz)) from None
-        pending = Pending(pid, game.id, photos, tops)
+                raise ImageError(_name_photos(str(exc), dutch, blitz, piles)) from None
+        pending = Pending(pid, game.id, photos, tops, read)
         self._pending[pid] = pending
         return pending
 
@@ -125,12 +166,14 @@ class RoundDesk:
         import cv2
         from PIL import Image
 
-        for photo in self.get(pid).photos:
-            if photo.role == role:
-                break
-        else:
+        pending = self.get(pid)
+        drawn = {p.role: p.annotated for p in pending.photos}
+        if pending.piles is not None:
+            drawn["piles"] = pending.piles.annotated
+        if role not in drawn:
             raise UsageError(f"no {role} photo in this round")
-        with Image.open(photo.annotated) as img:  # reads the header only
+        annotated = drawn[role]
+        with Image.open(annotated) as img:  # reads the header only
             side = max(img.size)
         scale = next((f for f in (1, 2, 4) if side / f <= PAGE_PHOTO_SIDE_PX), 8)
         flag = {
@@ -139,7 +182,7 @@ class RoundDesk:
             4: cv2.IMREAD_REDUCED_COLOR_4,
             8: cv2.IMREAD_REDUCED_COLOR_8,
         }[scale]
-        image = cv2.imread(str(photo.annotated), flag)
+        image = cv2.imread(str(annotated), flag)
         if image is None:
             raise ImageError(f"cannot read the annotated {role} photo")
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
@@ -167,8 +210,15 @@ class RoundDesk:
         pending = self.get(pid)
         with Ledger.open(self.home) as ledger:
             game = ledger.game(pending.game_id)
+        read = pending.piles.read if pending.piles is not None else None
         result, counts = read_round(
-            game, pending.photos, pending.fixes["Dutch"], pending.fixes["Blitz"], pending.tops
+            game,
+            pending.photos,
+            pending.fixes["Dutch"],
+            pending.fixes["Blitz"],
+            pending.tops,
+            read.total if read is not None else None,
+            read.uncertain if read is not None else (),
         )
         return game, pending, result, counts
 
@@ -207,12 +257,12 @@ class RoundDesk:
                     accept,
                     force,
                     pending.reason,
+                    extra=pending.piles_evidence(),
                 )
                 after = ledger.game(game.id)
             self._committed[pid] = (game.id, number)
             del self._pending[pid]
-        photos = [p.to_json() for p in pending.photos]
-        return number, photo_round_json(after, counts, result, photos, number)
+        return number, photo_round_json(after, counts, result, pending.photos_json(), number)
 
 
 def typed_tops(text: str | None) -> list[str] | None:
@@ -226,9 +276,10 @@ def typed_tops(text: str | None) -> list[str] | None:
     return tops or None
 
 
-def _name_photos(message: str, dutch: Path, blitz: Path | None) -> str:
+def _name_photos(message: str, dutch: Path, blitz: Path | None, piles: Path | None) -> str:
     """An image error about a server-named upload, told with the photo's role instead."""
     message = message.replace(str(dutch), "the Dutch photo")
-    if blitz is not None:
-        message = message.replace(str(blitz), "the Blitz photo")
+    for path, role in ((blitz, "Blitz"), (piles, "piles")):
+        if path is not None:
+            message = message.replace(str(path), f"the {role} photo")
     return message

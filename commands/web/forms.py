@@ -29,7 +29,8 @@ def token_matches(given: str, token: str) -> bool:
 
 async def read_form(request: Request, token: str) -> FormData:
     """The POST's form, with the token checked in a field or the header (CSRF)."""
-    form = await request.form(max_files=2, max_fields=20)
+    # a round's photos: Dutch, Blitz and the Dutch piles
+    form = await request.form(max_files=3, max_fields=20)
     given = form.get("token")
     sent = given if isinstance(given, str) else request.headers.get(HEADER, "")
     if not token_matches(sent, token):

@@ -106,14 +106,15 @@ class Pages:
         form = await read_form(request, self.token)
         dutch = await save_upload(self.desk, form.get("dutch"))
         blitz = await save_upload(self.desk, form.get("blitz"))
+        piles = await save_upload(self.desk, form.get("piles_photo"))
         try:
             if dutch is None:
                 raise UsageError("choose or take the Dutch photo")
-            piles = form.get("piles")
-            tops = typed_tops(piles if isinstance(piles, str) else None)
-            return await run_in_threadpool(self.desk.count, game, dutch, blitz, tops)
+            typed = form.get("piles")
+            tops = typed_tops(typed if isinstance(typed, str) else None)
+            return await run_in_threadpool(self.desk.count, game, dutch, blitz, tops, piles)
         except TalleroError:
-            for path in (dutch, blitz):  # a refused upload is not kept
+            for path in (dutch, blitz, piles):  # a refused upload is not kept
                 if path is not None:
                     path.unlink(missing_ok=True)
             raise
@@ -126,7 +127,7 @@ class Pages:
         from scoring.evidence import photo_round_json
 
         game, pending, result, counts = self.desk.read(pid)
-        photos = [p.to_json() for p in pending.photos]
+        photos = pending.photos_json()
         return {**photo_round_json(game, counts, result, photos, None), "pending": pid}
 
     async def pending(self, request: Request) -> HTMLResponse:
@@ -165,6 +166,7 @@ class Pages:
             result=result,
             reasons=pending.reasons,
             tops=pending.tops,
+            piles=pending.piles.read if pending.piles is not None else None,
         )
 
     async def photo(self, request: Request) -> Response:
