@@ -107,7 +107,7 @@ class Settlement:
             shown = f"; shown: {picked}, the likeliest by the photo's doubts (counted: {counted})"
         return (
             f"{n} ways to reach the Dutch piles' total {self.total}: {listed}{shown}; look at "
-            f"{', '.join(self.players_to_look)} and correct with --fix-dutch"
+            f"{', '.join(self.players_to_look)}"
         )
 
 

@@ -187,12 +187,12 @@ def round_from_tallies(
     if pile_total is None and piles is not None:
         # Typed tops give the total as exactly as a photo of them.
         pile_total = check_dutch_piles(piles, per_player["Dutch"]).pile_total
-        confirm = "--piles gives every Dutch pile"
+        confirm = "the typed tops give every Dutch pile"
     if unread_piles:
         ids = ", ".join(f"#{i}" for i in unread_piles)
         problems.append(
             f"the top of Dutch pile(s) {ids} in the piles photo was not read: look at them "
-            "(or give every top with --piles)"
+            "(or type every top)"
         )
     elif pile_total is not None:
         expected = {
@@ -208,7 +208,7 @@ def round_from_tallies(
                 # The Dutch photo's doubts give way to the one answer, but a pile the photo
                 # missed would make the total, and so the answer, wrong: a person confirms.
                 problems = [p for k, p in enumerate(problems) if k not in doubts]
-                problems.append(f"{settled}: check that {confirm}, then --accept")
+                problems.append(f"{settled}: check that {confirm}, then accept")
             ranges["Dutch"] = {}
         else:
             if settlement.shown is not None:

@@ -210,15 +210,15 @@ def test_typed_pile_tops_settle_a_round_as_a_photo_of_them_does() -> None:
     assert same.dutch == {"Ann": 4, "Ben": 2} and same.ranges["Dutch"] == {}
     assert same.problems == (
         "the Dutch piles' total 6 settled the Dutch counts as counted (the only counts within "
-        "the ranges that reach it; counted: Ann 4, Ben 2): check that --piles gives every Dutch "
-        "pile, then --accept",
+        "the ranges that reach it; counted: Ann 4, Ben 2): check that the typed tops give "
+        "every Dutch pile, then accept",
     )
     # One card more on the piles: only Ann's range reaches it, so the round is settled.
     one = round_from_tallies(setup, tally, None, piles=[5, 2])
     assert one.dutch == {"Ann": 5, "Ben": 2}
     assert one.problems == (
         "the Dutch piles' total 7 settled the Dutch counts: Ann 4 -> 5 (counted before: Ann 4, "
-        "Ben 2): check that --piles gives every Dutch pile, then --accept",
+        "Ben 2): check that the typed tops give every Dutch pile, then accept",
     )
     far = round_from_tallies(setup, tally, None, piles=["down"])
     assert far.problems[-1].startswith("no Dutch counts within the counts' ranges add up to")

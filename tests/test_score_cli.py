@@ -241,7 +241,7 @@ def test_typed_dutch_piles_settle_the_photo_as_a_piles_photo_does(tallero, game)
     assert len(total) == 1 and "no Dutch counts" not in total[0]
     if out["settled"]:
         assert sum(c["dutch"] for c in out["players"].values()) == 27
-        assert total[0].endswith("check that --piles gives every Dutch pile, then --accept")
+        assert total[0].endswith("check that the typed tops give every Dutch pile, then accept")
     # Tops that no count could reach are called out as such: 16 piles of 10 (the most four
     # players can make) lie past the highest the photo's ranges reach.
     r = tallero("score", "--dutch", str(DUTCH), "--piles", ",".join(["10"] * 16), "--json")

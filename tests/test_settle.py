@@ -37,8 +37,7 @@ def test_two_combinations_ask_and_name_the_players():
     assert s.fits == ({"Ann": 12, "Ben": 9, "Cy": 6}, {"Ann": 12, "Ben": 10, "Cy": 5})
     assert s.players_to_look == ("Ben", "Cy")
     assert s.note() == (
-        "2 ways to reach the Dutch piles' total 27: Ben 9, Cy 6; Ben 10, Cy 5; "
-        "look at Ben, Cy and correct with --fix-dutch"
+        "2 ways to reach the Dutch piles' total 27: Ben 9, Cy 6; Ben 10, Cy 5; look at Ben, Cy"
     )
 
 
@@ -97,7 +96,7 @@ def test_a_round_the_total_settles():
     # One question instead of the photo's doubts: does the piles photo show every pile?
     assert settled.problems == (
         "the Dutch piles' total 27 settled the Dutch counts: Cy 5 -> 6 (counted before: Ann 12, "
-        "Ben 9, Cy 5): check that the piles photo shows every Dutch pile, then --accept",
+        "Ben 9, Cy 5): check that the piles photo shows every Dutch pile, then accept",
     )
     assert settled.ranges["Dutch"] == {}
     assert settled.settled is not None and "Cy 5 -> 6" in settled.settled
@@ -128,8 +127,7 @@ def test_several_fits_show_the_one_the_doubts_make_likeliest():
     assert result.ranges["Dutch"] == {"Ben": (9, 10), "Cy": (5, 6)}
     assert result.problems[-1] == (
         "2 ways to reach the Dutch piles' total 27: Ben 9, Cy 6; Ben 10, Cy 5; shown: Ben 9, "
-        "Cy 6, the likeliest by the photo's doubts (counted: Ben 9, Cy 5); look at Ben, Cy "
-        "and correct with --fix-dutch"
+        "Cy 6, the likeliest by the photo's doubts (counted: Ben 9, Cy 5); look at Ben, Cy"
     )
     # Counts that reach the total stay as counted, wherever the doubts lean.
     reached = round_from_tallies(SETUP, dutch, None, pile_total=26)
@@ -212,7 +210,7 @@ def test_a_spread_heap_is_still_asked_when_the_total_settles():
     result = round_from_tallies(SETUP, dutch, None, pile_total=27)
     assert result.dutch["Cy"] == 6
     assert len(result.problems) == 2 and "too tight to count" in result.problems[0]
-    assert result.problems[1].endswith("shows every Dutch pile, then --accept")
+    assert result.problems[1].endswith("shows every Dutch pile, then accept")
 
 
 def test_unread_piles_settle_nothing():
@@ -221,7 +219,7 @@ def test_unread_piles_settle_nothing():
     assert result.dutch["Cy"] == 5 and result.settled is None
     assert result.problems[-1] == (
         "the top of Dutch pile(s) #3 in the piles photo was not read: look at them "
-        "(or give every top with --piles)"
+        "(or type every top)"
     )
 
 
@@ -245,7 +243,7 @@ def test_the_settling_note_is_kept_with_the_committed_round(home):
     dutch = Tally({"pump": 12, "carriage": 9, "plow": 5}, ranges={"plow": (5, 7)})
     blitz = Tally({"pump": 0, "carriage": 3, "plow": 2})
     result = round_from_tallies(SETUP, dutch, blitz, pile_total=27)
-    assert len(result.problems) == 1 and result.problems[0].endswith("then --accept")
+    assert len(result.problems) == 1 and result.problems[0].endswith("then accept")
     counts = build_round(SETUP.players, result.dutch, result.blitz)
     with Ledger.open(home) as ledger:
         game = ledger.new_game(SETUP, "piles")
