@@ -30,6 +30,7 @@ from scoring.errors import UsageError
 from scoring.parse import whole_number_option
 
 if TYPE_CHECKING:
+    from commands.piles import PilesPhoto
     from scoring.evidence import Photo
     from scoring.ledger import Game, Ledger, Prepare
     from scoring.rules import RoundCounts
@@ -103,23 +104,13 @@ def score(
         if tops is not None and piles_photo is not None:
             raise UsageError("give the Dutch piles either typed (--piles) or as a photo, not both")
         read = None
-        piles_json: dict[str, object] = {}
         if piles_photo is not None:
-            from commands.piles import read_piles_photo
+            from commands.piles import PilesPhoto
 
             read_at = (annotate or home / "annotated") / f"{piles_photo.stem}-piles-read.jpg"
-            read = read_piles_photo(counter, piles_photo, read_at)
-            piles_json = {"role": "piles", **read.to_json(), "annotated": str(read_at)}
-        result, counts = read_round(
-            g,
-            photos,
-            fixes_d,
-            fixes_b,
-            tops,
-            read.total if read is not None else None,
-            read.uncertain if read is not None else (),
-        )
-        shown = [p.to_json() for p in photos] + ([piles_json] if read is not None else [])
+            read = PilesPhoto.of(counter, piles_photo, read_at)
+        result, counts = read_round(g, photos, fixes_d, fixes_b, tops, read)
+        shown = [p.to_json() for p in photos] + ([read.to_json()] if read is not None else [])
         out = Output()
 
         def render(after: Game, number: int | None) -> None:
@@ -133,8 +124,8 @@ def score(
                 out.line(f"{p.role} photo: {p.path} -> annotated: {p.annotated}{note}")
             if read is not None:
                 out.line(
-                    f"piles photo: {piles_photo}: {len(read.piles)} piles, total {read.total} "
-                    f"-> annotated: {piles_json['annotated']}"
+                    f"piles photo: {read.path}: {len(read.read.piles)} piles, total "
+                    f"{read.read.total} -> annotated: {read.annotated}"
                 )
             if result.settled:
                 out.line(f"settled: {result.settled}")
@@ -156,11 +147,7 @@ def score(
                 out.line("Not committed (add --commit to append it to the sheet).")
 
         if commit:
-            extra = []
-            if read is not None and piles_photo is not None:
-                from scoring.evidence import Photo
-
-                extra.append(Photo("piles", piles_photo, piles_json, read.model["name"]))
+            extra = [read.evidence()] if read is not None else []
             commit_counted_round(
                 ledger, home, g.id, photos, result, counts, accept, force, reason, render, again,
                 extra,
@@ -197,12 +184,11 @@ def read_round(
     fixes_dutch: dict[str, int],
     fixes_blitz: dict[str, int],
     tops: list[str] | None = None,
-    piles_total: int | None = None,
-    piles_unread: Sequence[int] = (),
+    piles: PilesPhoto | None = None,
 ) -> tuple[PhotoRound, RoundCounts]:
     """The round the counted photos show, with hand corrections (player -> count) applied:
     per-player counts, problems, ranges, and the points of each player. ``tops`` are typed
-    pile tops; ``piles_total`` and ``piles_unread`` come from a photo of the Dutch piles."""
+    pile tops, ``piles`` a photo of the Dutch piles, read: their total settles the round."""
     from scoring.rules import build_round
     from scoring.tally import round_from_tallies
     from vision.count.tally import tally_of
@@ -215,8 +201,8 @@ def read_round(
         fixes_dutch,
         fixes_blitz,
         tops,
-        piles_total,
-        tuple(piles_unread),
+        piles.read.total if piles is not None else None,
+        tuple(piles.read.uncertain) if piles is not None else (),
     )
     return result, build_round(game.setup.players, result.dutch, result.blitz)
 

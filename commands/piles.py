@@ -2,16 +2,43 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from commands.app import JsonOpt, ProfileOpt, app, emit_json, make_counter
 
 if TYPE_CHECKING:
+    from scoring.evidence import Photo
     from vision.count.counter import Counter
     from vision.piles.read import Piles
+
+
+@dataclass(frozen=True)
+class PilesPhoto:
+    """A round's photo of the Dutch piles before the sort, read (`score --piles-photo`, the
+    phone page): its total settles the round and it is kept as evidence."""
+
+    path: Path
+    annotated: Path
+    read: Piles
+
+    @classmethod
+    def of(cls, counter: Counter, photo: Path, annotated: Path) -> PilesPhoto:
+        """``photo`` read, drawn into ``annotated`` (`read_piles_photo`)."""
+        return cls(photo, annotated, read_piles_photo(counter, photo, annotated))
+
+    def to_json(self) -> dict[str, Any]:
+        """The photo's entry in ``score --json``'s ``photos``."""
+        return {"role": "piles", **self.read.to_json(), "annotated": str(self.annotated)}
+
+    def evidence(self) -> Photo:
+        """The photo as evidence kept with the round."""
+        from scoring.evidence import Photo
+
+        return Photo("piles", self.path, self.to_json(), self.read.model["name"])
 
 
 def read_piles_photo(counter: Counter, photo: Path, annotate: Path | None) -> Piles:

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 from scoring.errors import ImageError, LedgerError, UsageError
 
 if TYPE_CHECKING:
+    from commands.piles import PilesPhoto
     from scoring.evidence import Photo
     from scoring.ledger import Game
     from scoring.rules import RoundCounts
     from scoring.tally import PhotoRound
     from vision.count.counter import Counter
     from vision.count.photos import CountedPhoto
-    from vision.piles.read import Piles
 
 UPLOADS_DIR = "uploads"  # in TALLERO_HOME: photos as received, under generated names
 ANNOTATED_DIR = "annotated"
@@ -42,19 +42,6 @@ HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"
 
 class RoundTaken(LedgerError):
     """The round was committed already (by another phone, or a second press)."""
-
-
-@dataclass(frozen=True)
-class PilesPhoto:
-    """A round's photo of the Dutch piles before the sort, as `tallero piles` reads it."""
-
-    path: Path
-    annotated: Path
-    read: Piles
-
-    def to_json(self) -> dict[str, Any]:
-        """The photo's entry in ``score --json``'s ``photos``."""
-        return {"role": "piles", **self.read.to_json(), "annotated": str(self.annotated)}
 
 
 @dataclass
@@ -80,12 +67,7 @@ class Pending:
 
     def piles_evidence(self) -> list[Photo]:
         """The piles photo as evidence kept with the round (none without one)."""
-        from scoring.evidence import Photo
-
-        if self.piles is None:
-            return []
-        read = self.piles.read
-        return [Photo("piles", self.piles.path, self.piles.to_json(), read.model["name"])]
+        return [self.piles.evidence()] if self.piles is not None else []
 
 
 def upload_suffix(head: bytes) -> str:
@@ -138,7 +120,7 @@ class RoundDesk:
         """Count the photos of a new round (blocking: call it from a worker thread); the
         Dutch piles' total, typed (``tops``) or photographed (``piles``), settles it."""
         from commands.photos import count_round_photos, require_game_decks
-        from commands.piles import read_piles_photo
+        from commands.piles import PilesPhoto
 
         if tops is not None and piles is not None:
             raise UsageError("give the Dutch piles either typed or as a photo, not both")
@@ -151,8 +133,7 @@ class RoundDesk:
             try:
                 photos = count_round_photos(counter, game, dutch, blitz, out)
                 if piles is not None:
-                    drawn = out / "piles-read.jpg"
-                    read = PilesPhoto(piles, drawn, read_piles_photo(counter, piles, drawn))
+                    read = PilesPhoto.of(counter, piles, out / "piles-read.jpg")
             except ImageError as exc:
                 raise ImageError(_name_photos(str(exc), dutch, blitz, piles)) from None
         pending = Pending(pid, game.id, photos, tops, read)
@@ -210,15 +191,13 @@ class RoundDesk:
         pending = self.get(pid)
         with Ledger.open(self.home) as ledger:
             game = ledger.game(pending.game_id)
-        read = pending.piles.read if pending.piles is not None else None
         result, counts = read_round(
             game,
             pending.photos,
             pending.fixes["Dutch"],
             pending.fixes["Blitz"],
             pending.tops,
-            read.total if read is not None else None,
-            read.uncertain if read is not None else (),
+            pending.piles,
         )
         return game, pending, result, counts
 
