@@ -63,23 +63,33 @@ def test_enroll_numbers_stores_the_row_and_counting_reads_with_it(tallero, home,
     assert [(p["name"], p["numbers"], p["decks"]) for p in listed] == [
         ("default", list(range(1, 11)), [])
     ]
-    # Counting reads faces with the profile's reader; the deck classifier stays built in.
+    # Counting reads faces with the profile's reader beside the shipped one; the deck
+    # classifier stays built in.
     parts = tallero("count", str(PILES / "down.jpg"), "--json").json()["model"]["parts"]
-    assert [p["name"] for p in parts][-1] == "numbers.onnx"
+    assert [p["name"] for p in parts][-2:] == ["numbers.onnx", "tallero-numbers.onnx"]
     assert [p["name"] for p in parts][1] == "tallero-decks.onnx"
     # A profile's reader, fitted on few faces, gives a number only at the enrolled bar.
     from vision.core.settings import VisionSettings
     from vision.count.counter import Counter
+    from vision.name.numbers import NumberReader, ReaderPair
 
     s = VisionSettings()
     assert s.enrolled_number_min_confidence == s.number_min_confidence == 0.97
     apart = dataclasses.replace(s, number_min_confidence=0.9, enrolled_number_min_confidence=0.99)
-    reader = Counter(settings=apart, numbers_path=folder / "numbers.onnx").reader
-    assert reader is not None and reader.enrolled
-    assert reader.min_confidence == 0.99
+    pair = Counter(settings=apart, numbers_path=folder / "numbers.onnx").reader
+    assert isinstance(pair, ReaderPair)
+    assert pair.own.enrolled and pair.own.min_confidence == 0.99
+    assert not pair.shipped.enrolled and pair.shipped.min_confidence == 0.9
     shipped = Counter(settings=apart).reader
-    assert shipped is not None and not shipped.enrolled
+    assert isinstance(shipped, NumberReader) and not shipped.enrolled
     assert shipped.min_confidence == 0.9
+    # Alone where asked, and on live frames (their speed)
+    alone = dataclasses.replace(apart, enrolled_numbers_beside_shipped=False)
+    for reader in (
+        Counter(settings=alone, numbers_path=folder / "numbers.onnx").reader,
+        Counter(settings=apart, numbers_path=folder / "numbers.onnx", live=True).reader,
+    ):
+        assert isinstance(reader, NumberReader) and reader.enrolled
 
 
 def test_a_row_that_does_not_match_the_numbers_is_a_clear_error(tallero, home, small_fit):

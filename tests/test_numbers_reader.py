@@ -260,3 +260,31 @@ def test_a_face_found_turned_away_from_the_card_is_read_in_its_painted_outline()
     assert painted_outline(np.full((300, 300, 3), 128, np.uint8), cloth + 20) is None
     small = (truth[0] - truth[0].mean(axis=0)) * 0.7 + truth[0].mean(axis=0)
     assert painted_outline(image, small) is None
+
+
+def test_a_profiles_reader_and_the_shipped_one_give_a_number_either_reads_never_against():
+    from vision.name.numbers import either
+
+    own = Reading(np.array([7, -1, 7, -1, 3], np.int16), np.array([0.98, 0, 0.99, 0, 0.97]))
+    shipped = Reading(np.array([7, 5, 4, -1, -1], np.int16), np.array([0.99, 0.98, 0.99, 0, 0]))
+    got = either(own, shipped)
+    # both 7: the lesser confidence; only the shipped reads 5; they differ (7, 4): unread;
+    # neither reads; only the profile's reads 3
+    assert got.values.tolist() == [7, 5, -1, -1, 3]
+    assert got.confidence.tolist() == pytest.approx([0.98, 0.98, 0.0, 0.0, 0.97])
+
+
+def test_a_reader_pair_reads_with_both_and_keeps_what_they_agree_on():
+    from vision.name.numbers import ReaderPair
+
+    class Stub:
+        def __init__(self, values):
+            self.values = values
+
+        def read(self, image_bgr, cards):
+            v = np.array(self.values, np.int16)
+            return Reading(v, np.where(v >= 1, 0.99, 0.0).astype(np.float32))
+
+    pair = ReaderPair(Stub([2, -1, 9]), Stub([2, 6, 8]))
+    assert pair.read(None, None).values.tolist() == [2, 6, -1]
+    assert pair.parts == [pair.own, pair.shipped]

@@ -185,6 +185,9 @@ class VisionSettings:
     number_min_confidence: float = 0.97
     # The same for a profile's number reader (`enroll faces --numbers`), fitted on few faces.
     enrolled_number_min_confidence: float = 0.97
+    # ... read beside the shipped reader: a face takes the number either reads, never one
+    # the other reads otherwise (`vision.name.numbers.ReaderPair`).
+    enrolled_numbers_beside_shipped: bool = True
     # Looks each face's number is read in (its corners a little moved; averaged), and
     # whether two corner indices reading the same number count as two independent prints.
     number_views: int = 1

@@ -41,7 +41,7 @@ from vision.detect.locate import Locator
 from vision.detect.look import CardLook
 from vision.name.classifier import DeckClassifier
 from vision.name.namer import Named, Namer
-from vision.name.numbers import NumberReader, Reading
+from vision.name.numbers import NumberReader, ReaderPair, Reading
 
 
 class Counter:
@@ -117,21 +117,15 @@ class Counter:
         naming = s.with_overrides(enrolled_alternative_min_probability=None) if live else s
         self.namer = Namer(self.classifier, naming, self.naming_views)
         numbers = Path(numbers_path) if numbers_path else DEFAULT_NUMBERS
-        self.reader: NumberReader | None = None
+        self.reader: NumberReader | ReaderPair | None = None
         if numbers_path is not None or numbers.is_file():
-            self.reader = NumberReader(
-                numbers,
-                threads,
-                s.number_min_confidence,
-                s.number_views,
-                s.number_agreement,
-                s.number_shortened,
-                s.number_one_min_confidence,
-                s.number_quarter_below_aspect,
-                s.number_painted and not live,  # live frames keep their speed
-            )
-            if self.reader.enrolled:
-                self.reader.min_confidence = s.enrolled_number_min_confidence
+            reader = self.number_reader(numbers, threads)
+            self.reader = reader
+            if reader.enrolled:
+                reader.min_confidence = s.enrolled_number_min_confidence
+                # beside the shipped reader (live frames keep their speed)
+                if s.enrolled_numbers_beside_shipped and not live and DEFAULT_NUMBERS.is_file():
+                    self.reader = ReaderPair(reader, self.number_reader(DEFAULT_NUMBERS, threads))
         if decks is not None:
             unknown = [d for d in decks if d not in self.classifier.decks]
             if unknown:
@@ -152,8 +146,23 @@ class Counter:
             if self.checker.look is not None:
                 parts.append(self.checker.look)
         if self.reader is not None:
-            parts.append(self.reader)
+            parts.extend(self.reader.parts)
         return parts
+
+    def number_reader(self, path: Path, threads: int | None) -> NumberReader:
+        """A number reader of ``path`` with the settings' bars and looks."""
+        s = self.settings
+        return NumberReader(
+            path,
+            threads,
+            s.number_min_confidence,
+            s.number_views,
+            s.number_agreement,
+            s.number_shortened,
+            s.number_one_min_confidence,
+            s.number_quarter_below_aspect,
+            s.number_painted and not self.live,  # live frames keep their speed
+        )
 
     @property
     def detector_views(self) -> int:

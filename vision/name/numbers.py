@@ -262,6 +262,11 @@ class NumberReader:
         self.sha256 = file_sha256(self.path)
         self.name = self.path.stem
 
+    @property
+    def parts(self) -> list[NumberReader]:
+        """The reader files in use: this one."""
+        return [self]
+
     def band_probabilities(self, bands_bgr: Array) -> Array:
         """``(m, classes)`` softmax probabilities of ``(m, BAND_H_PX, 48, 3)`` bands."""
         if not len(bands_bgr):
@@ -354,3 +359,43 @@ class NumberReader:
             elif more.values[k] >= 1 and more.values[k] != values[i]:
                 values[i], confidence[i] = -1, 0.0  # two outlines, two numbers: look at it
         return Reading(values, confidence)
+
+
+def either(own: Reading, shipped: Reading) -> Reading:
+    """Per card, the number both readings give, or the one that one gives where the other
+    leaves the card unread; a card they read as different numbers is left unread. Its
+    confidence: the lesser of the two where both read it, else the one reading's."""
+    a, b = own.values, shipped.values
+    both = (a >= 1) & (b >= 1)
+    values = np.where(a >= 1, a, b).astype(np.int16)
+    confidence = np.where(a >= 1, own.confidence, shipped.confidence).astype(np.float32)
+    confidence = np.where(both, np.minimum(own.confidence, shipped.confidence), confidence).astype(
+        np.float32
+    )
+    differ = both & (a != b)
+    values[differ] = -1
+    confidence[differ] = 0.0
+    return Reading(values, confidence)
+
+
+class ReaderPair:
+    """A profile's number reader (`enroll faces --numbers`) read beside the shipped one.
+
+    Fitted on the few faces of one row photo, a profile's reader leaves some faces unread
+    that the shipped reader reads (docs/history.md, "A profile's number reader beside the
+    shipped one"). Each face takes the number either reads, never one the other reads
+    otherwise (`either`).
+    """
+
+    def __init__(self, own: NumberReader, shipped: NumberReader):
+        self.own = own
+        self.shipped = shipped
+
+    @property
+    def parts(self) -> list[NumberReader]:
+        """The two readers, the profile's first."""
+        return [self.own, self.shipped]
+
+    def read(self, image_bgr: Array, cards: Cards) -> Reading:
+        """The numbers of the face-up ``cards`` of ``image_bgr`` (`either` of the two)."""
+        return either(self.own.read(image_bgr, cards), self.shipped.read(image_bgr, cards))
