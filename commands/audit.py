@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -62,7 +62,7 @@ def audit_round(
     """Check a round's evidence and count its intact photos again (with the counter
     ``counter_for`` gives, made only when there is a photo to count). Returns the audit
     JSON, per role (image BGR, Count) for the HTML report, and the evidence checks."""
-    from scoring.audit import audit_json, check_round_evidence
+    from scoring.audit import audit_json, check_round_evidence, given_pile_tops
     from scoring.ledger import Ledger
 
     with Ledger.open(home) as ledger:
@@ -70,7 +70,7 @@ def audit_round(
         revisions = ledger.history(g.id, round_number)
     checks = check_round_evidence(revisions)
     counter = counter_for() if any(c.ok for _, c in checks) else None
-    recounts, pictures = recount(g, [c for _, c in checks], counter)
+    recounts, pictures = recount(g, [c for _, c in checks], counter, given_pile_tops(revisions))
     data = audit_json(
         g,
         round_number,
@@ -84,10 +84,14 @@ def audit_round(
 
 
 def recount(
-    game: Game, checks: list[EvidenceCheck], counter: Counter | None
+    game: Game,
+    checks: list[EvidenceCheck],
+    counter: Counter | None,
+    given_tops: Mapping[int, str] | None = None,
 ) -> tuple[list[Recount], dict[str, tuple[Any, Any]]]:
     """Count every intact evidence photo again with ``counter``, limited to the game's
-    decks as when it was scored. Returns the recounts and, per role, (image BGR, Count)
+    decks as when it was scored; the piles photo is read again with the pile tops given by
+    hand then (``given_tops``). Returns the recounts and, per role, (image BGR, Count)
     for the HTML report. A missing or changed photo is not counted (it says why)."""
     from scoring.audit import Recount
     from vision.core.imageio import load_image
@@ -114,9 +118,9 @@ def recount(
             from vision.piles.read import read_piles
 
             try:
-                piles = read_piles(count)
+                piles = read_piles(count).with_tops(given_tops or {})
                 counted["piles"] = {"total": piles.total, "complete": piles.complete}
-            except ImageError:
+            except (ImageError, UsageError):  # no pile found, or fewer than the tops given
                 counted["piles"] = {"total": 0, "complete": False}
         recounts.append(Recount(check.role, check.path, counted))
         pictures[check.role] = (image, count)

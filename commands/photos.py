@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -27,7 +28,7 @@ from commands.app import (
     report_status,
 )
 from scoring.errors import UsageError
-from scoring.parse import whole_number_option
+from scoring.parse import parse_pile_tops, whole_number_option
 
 if TYPE_CHECKING:
     from commands.piles import PilesPhoto
@@ -68,6 +69,13 @@ def score(
             "counts where exactly one combination within the counts' ranges reaches it.",
         ),
     ] = None,
+    fix_piles: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Tops of piles in the piles photo, by their id: 3=7,5=down (a top it left "
+            "unread or read wrong)."
+        ),
+    ] = None,
     annotate: Annotated[
         Path | None,
         typer.Option("--annotate", help="Folder for annotated photos (default: in TALLERO_HOME)."),
@@ -93,7 +101,10 @@ def score(
         named = g.setup.player_named
         fixes_d = {named(k): v for k, v in parse_counts(fix_dutch or [], "Dutch").items()}
         fixes_b = {named(k): v for k, v in parse_counts(fix_blitz or [], "Blitz").items()}
-        if (fixes_d or fixes_b) and not (reason and reason.strip()):
+        given_tops = parse_pile_tops(fix_piles or [])
+        if given_tops and piles_photo is None:
+            raise UsageError("--fix-piles gives tops of the piles photo: add --piles-photo")
+        if (fixes_d or fixes_b or given_tops) and not (reason and reason.strip()):
             raise UsageError('a hand correction needs --reason "..."')
         counter = make_counter(model, None, profile)
         require_game_decks(counter, g)
@@ -108,7 +119,7 @@ def score(
             from commands.piles import PilesPhoto
 
             read_at = (annotate or home / "annotated") / f"{piles_photo.stem}-piles-read.jpg"
-            read = PilesPhoto.of(counter, piles_photo, read_at)
+            read = PilesPhoto.of(counter, piles_photo, read_at).with_tops(given_tops)
         result, counts = read_round(g, photos, fixes_d, fixes_b, tops, read)
         shown = [p.to_json() for p in photos] + ([read.to_json()] if read is not None else [])
         out = Output()
@@ -139,9 +150,10 @@ def score(
                 out.line(f"Round {number} committed with its evidence.")
                 report_status(after, out)
             elif result.problems:
+                piles_fix = "; a pile's top: --fix-piles ID=TOP" if read is not None else ""
                 out.line(
                     "Not committed. Look at the annotated photo, then --accept or correct with "
-                    '--fix-dutch/--fix-blitz NAME=N --reason "...", and add --commit.'
+                    f'--fix-dutch/--fix-blitz NAME=N{piles_fix} --reason "...", and add --commit.'
                 )
             else:
                 out.line("Not committed (add --commit to append it to the sheet).")
@@ -204,6 +216,8 @@ def read_round(
         piles.read.total if piles is not None else None,
         tuple(piles.read.uncertain) if piles is not None else (),
     )
+    if piles is not None and piles.read.given:
+        result = replace(result, corrections=(*result.corrections, *piles.corrections()))
     return result, build_round(game.setup.players, result.dutch, result.blitz)
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -29,6 +30,17 @@ class PilesPhoto:
     def of(cls, counter: Counter, photo: Path, annotated: Path) -> PilesPhoto:
         """``photo`` read, drawn into ``annotated`` (`read_piles_photo`)."""
         return cls(photo, annotated, read_piles_photo(counter, photo, annotated))
+
+    def with_tops(self, tops: Mapping[int, str]) -> PilesPhoto:
+        """The photo with the pile tops a person gives (`Piles.with_tops`)."""
+        return replace(self, read=self.read.with_tops(tops))
+
+    def corrections(self) -> list[str]:
+        """The tops given by hand, as a round lists its corrections."""
+        return [
+            f"Dutch pile #{g.id} top {'?' if g.read is None else g.read} -> {g.top}"
+            for g in self.read.given
+        ]
 
     def to_json(self) -> dict[str, Any]:
         """The photo's entry in ``score --json``'s ``photos``."""

@@ -217,7 +217,19 @@ def piles_photo_totals(
         "committed_complete": then.get("complete"),
         "today": read["total"] if read else None,
         "today_complete": read["complete"] if read else None,
+        "given": list(then.get("given") or []),
     }
+
+
+def given_pile_tops(revisions: Sequence[Revision]) -> dict[int, str]:
+    """The pile tops given by hand when the round was scored (pile id -> top, as
+    ``--fix-piles`` takes them), from its piles photo's evidence: an audit reads the photo
+    again with them, so that the totals compare what the camera read."""
+    for rev in revisions:
+        for e in rev.evidence:
+            if e.role == "piles" and isinstance(e.detections, dict):
+                return {int(g["id"]): str(g["top"]) for g in e.detections.get("given") or []}
+    return {}
 
 
 def _total(rows: Sequence[Mapping[str, Any]], key: str) -> int | None:
@@ -280,6 +292,9 @@ def audit_lines(audit: Mapping[str, Any]) -> list[str]:
             f"{_dash(photo['today'])}{'' if photo['today_complete'] else ' (not every top read)'}"
             " today"
         )
+        for g in photo.get("given", []):
+            read = "not read" if g["read"] is None else f"read {g['read']}"
+            lines.append(f"  pile #{g['id']}: top {g['top']} given by hand ({read})")
     lines += [f"  pile check: {n}" for n in piles["notes"]] or ["  no pile check recorded"]
     lines.append("\nLook at first:" if audit["review"] else "\nNothing flagged.")
     for item in audit["review"]:

@@ -82,3 +82,31 @@ def parse_counts(items: Iterable[str], what: str) -> dict[str, int]:
             raise UsageError(f"{what}: {name} is given twice")
         counts[name] = number
     return counts
+
+
+def parse_pile_tops(items: Iterable[str]) -> dict[int, str]:
+    """``["3=7,5=down"]`` -> ``{3: "7", 5: "down"}``: Dutch piles of a piles photo (their
+    ids, from 1) and the top cards a person gives them (1..10, or ``down``); an id given
+    twice, or a top that is neither, is refused with one line."""
+    from scoring.crosscheck import FACE_DOWN, pile_size
+
+    tops: dict[int, str] = {}
+    pairs: list[tuple[str, str]] = []
+    for item in items:
+        for part in (p.strip() for p in item.split(",")):
+            if not part:
+                continue
+            pile, sep, top = part.partition("=")
+            if not sep or not pile.strip() or not top.strip():
+                shown = part.encode("ascii", "backslashreplace").decode("ascii")
+                raise UsageError(
+                    f"a pile's top: expected ID=TOP (e.g. 3=7 or 5=down), got {shown!r}"
+                )
+            pairs.append((pile.strip(), top.strip()))
+    for pile, top in pairs:
+        key = whole_number(pile.lstrip("#"), "a pile's id", 1, 999)
+        if key in tops:
+            raise UsageError(f"pile #{key} is given twice")
+        size = pile_size(top)
+        tops[key] = FACE_DOWN if top.strip().lower() in (FACE_DOWN, "d", "x") else str(size)
+    return tops

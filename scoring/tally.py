@@ -192,7 +192,7 @@ def round_from_tallies(
         ids = ", ".join(f"#{i}" for i in unread_piles)
         problems.append(
             f"the top of Dutch pile(s) {ids} in the piles photo was not read: look at them "
-            "(or type every top)"
+            "and give their tops"
         )
     elif pile_total is not None:
         expected = {

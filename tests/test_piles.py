@@ -276,8 +276,67 @@ def test_score_with_a_piles_photo_asks_for_the_unread_top_and_keeps_the_photo(
         "committed_complete": piles["complete"],
         "today": piles["total"],
         "today_complete": piles["complete"],
+        "given": [],
     }
     assert "Dutch piles photo: total" in tallero("audit", "1").out
+
+
+def test_a_top_given_by_hand_completes_the_piles_photo_and_is_kept(tallero, home, tmp_path):
+    """``under-phone.jpg``: pile #11, a yellow 1 half under a phone, is a place to look at:
+    its top given by hand (`--fix-piles`) makes the total complete; the round lists the
+    correction, and the evidence and the audit keep what the photo read and what was
+    given."""
+    assert tallero("game", "new", *(f"{p}={d}" for p, d in SEATS.items())).code == 0
+    dutch = str(SAMPLES / "images" / "000000.jpg")
+    args = ["score", "--dutch", dutch, "--annotate", str(tmp_path),
+            "--piles-photo", str(DATA / "under-phone.jpg")]  # fmt: skip
+    before = tallero(*args, "--json").json()
+    assert before["photos"][-1]["uncertain"] == [11] and before["photos"][-1]["total"] == 44
+    assert any("#11 in the piles photo was not read" in p for p in before["problems"])
+    r = tallero(*args, "--fix-piles", "11=1")
+    assert r.code == 2 and r.err.strip().endswith('a hand correction needs --reason "..."')
+    fixed = ["--fix-piles", "11=1", "--reason", "under the phone"]
+    out = tallero(*args, *fixed, "--json").json()
+    piles = out["photos"][-1]
+    assert piles["complete"] is True and piles["total"] == 45 and piles["uncertain"] == []
+    assert piles["given"] == [{"id": 11, "read": None, "top": 1}]
+    assert (piles["piles"][10]["top"], piles["piles"][10]["confidence"]) == (1, 1.0)
+    assert not any("was not read" in p for p in out["problems"])
+    assert "Dutch pile #11 top ? -> 1" in out["corrections"]
+    assert any("piles' total 45" in p for p in out["problems"])  # the total settles now
+    r = tallero(*args, *fixed, "--accept", "--commit")
+    assert r.code == 0, r.err
+    assert "corrected by hand: Dutch pile #11 top ? -> 1" in r.out
+    evidence = tallero("history", "1", "--json").json()["revisions"][0]["evidence"]
+    assert evidence[-1]["role"] == "piles"
+    # The audit reads the photo again with the top given then: the totals agree.
+    audit = tallero("audit", "1", "--json").json()["piles"]["photo"]
+    assert (audit["committed"], audit["today"], audit["today_complete"]) == (45, 45, True)
+    assert audit["given"] == [{"id": 11, "read": None, "top": 1}]
+    assert "pile #11: top 1 given by hand (not read)" in tallero("audit", "1").out
+
+
+@pytest.mark.parametrize(
+    ("fix", "says"),
+    [
+        ("12=3", "the piles photo has 11 pile(s) (#1 to #11): #12 is none of them"),
+        ("11=12", "pile top 12 is neither 1..10 nor 'down'"),
+        ("11", "a pile's top: expected ID=TOP (e.g. 3=7 or 5=down), got '11'"),
+        ("11=1,#11=2", "pile #11 is given twice"),
+    ],
+)
+def test_a_bad_top_given_by_hand_is_one_clear_line(tallero, fix, says):
+    assert tallero("game", "new", "Ann=pump", "Ben=plow").code == 0
+    r = tallero("score", "--dutch", str(SAMPLES / "images" / "000000.jpg"), "--piles-photo",
+                str(DATA / "under-phone.jpg"), "--fix-piles", fix, "--reason", "x")  # fmt: skip
+    assert r.code != 0 and r.err.strip().splitlines() == [f"tallero: error: {says}"]
+
+
+def test_tops_given_by_hand_need_the_piles_photo(tallero):
+    assert tallero("game", "new", "Ann=pump", "Ben=plow").code == 0
+    r = tallero("score", "--dutch", str(SAMPLES / "images" / "000000.jpg"), "--fix-piles",
+                "1=3", "--reason", "x")  # fmt: skip
+    assert r.code == 2 and "add --piles-photo" in r.err
 
 
 def test_typed_piles_and_a_piles_photo_do_not_go_together(tallero):

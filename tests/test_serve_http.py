@@ -296,6 +296,44 @@ def test_a_piles_photo_settles_the_round_and_is_kept_with_it(client, home, talle
     assert [e["role"] for e in rev["evidence"]] == ["dutch", "blitz", "piles"]
 
 
+def test_a_piles_top_given_on_the_page_completes_the_total_as_fix_piles_does(client, home, tallero):
+    """``under-phone.jpg``: pile #11 (a yellow 1 half under a phone) is to look at; its top
+    given on the page gives the command line's round with ``--fix-piles 11=1``."""
+    piles = Path(__file__).parent / "data" / "piles" / "under-phone.jpg"
+    post(client, "/api/games", data={"players": PLAYERS})
+    files = {"dutch": ("d.jpg", DUTCH.read_bytes()), "piles_photo": ("p.jpg", piles.read_bytes())}
+    r = post(client, "/api/games/1/rounds", files=files)
+    assert r.status_code == 201, r.text
+    pid = r.json()["pending"]
+    assert r.json()["photos"][-1]["uncertain"] == [11]
+    page = client.get(f"/pending/{pid}").text
+    assert '<option value="11">#11 (to look at)</option>' in page  # listed first
+    for form, error in [
+        ({"pile": "11", "top": "1", "reason": " "}, "a hand correction needs a reason"),
+        ({"pile": "12", "top": "1", "reason": "x"}, "#12 is none of them"),
+        ({"pile": "11", "top": "11", "reason": "x"}, "pile top 11 is neither 1..10 nor 'down'"),
+    ]:
+        r = post(client, f"/api/pending/{pid}/pile", data=form)
+        assert r.status_code == 400 and error in r.json()["error"], r.text
+    r = post(client, f"/api/pending/{pid}/pile", data={"pile": "11", "top": "1", "reason": "x"})
+    assert r.status_code == 200, r.text
+    got = r.json()
+    cli = tallero("score", "--dutch", str(DUTCH), "--piles-photo", str(piles), "--fix-piles",
+                  "11=1", "--reason", "x", "--json").json()  # fmt: skip
+    assert got["problems"] == cli["problems"] and got["corrections"] == cli["corrections"]
+    assert got["photos"][-1]["given"] == [{"id": 11, "read": None, "top": 1}]
+    assert got["photos"][-1]["total"] == 45 and got["photos"][-1]["complete"] is True
+    r = post(client, f"/api/pending/{pid}/commit", data={"accept": "1", "force": "1"})
+    assert r.status_code == 201, r.text
+    (rev,) = tallero("history", "1", "--json").json()["revisions"]
+    assert rev["evidence"][-1]["role"] == "piles"
+    # a round without a piles photo has no pile to give
+    r = post(client, "/api/games/1/rounds", files={"dutch": ("d.jpg", DUTCH.read_bytes())})
+    r = post(client, f"/api/pending/{r.json()['pending']}/pile",
+             data={"pile": "1", "top": "1", "reason": "x"})  # fmt: skip
+    assert r.status_code == 400 and r.json()["error"] == "this round has no piles photo"
+
+
 def test_uploads_are_named_by_the_server_from_their_first_bytes(home):
     from commands.web.desk import RoundDesk
 

@@ -219,7 +219,7 @@ def test_unread_piles_settle_nothing():
     assert result.dutch["Cy"] == 5 and result.settled is None
     assert result.problems[-1] == (
         "the top of Dutch pile(s) #3 in the piles photo was not read: look at them "
-        "(or type every top)"
+        "and give their tops"
     )
 
 

@@ -139,6 +139,7 @@ def make_app(token: str, desk: RoundDesk) -> Starlette:
         Route("/pending/{pid}", pages.pending),
         Route("/pending/{pid}/photo/{role}", pages.photo),
         Route("/pending/{pid}/correct", pages.correct, methods=["POST"]),
+        Route("/pending/{pid}/pile", pages.give_top, methods=["POST"]),
         Route("/pending/{pid}/commit", pages.commit, methods=["POST"]),
         Route("/api/games", pages.api_games),
         Route("/api/games", pages.api_new_game, methods=["POST"]),
@@ -146,6 +147,7 @@ def make_app(token: str, desk: RoundDesk) -> Starlette:
         Route("/api/games/{game:int}/rounds", pages.api_upload, methods=["POST"]),
         Route("/api/pending/{pid}", pages.api_pending),
         Route("/api/pending/{pid}/correct", pages.api_correct, methods=["POST"]),
+        Route("/api/pending/{pid}/pile", pages.api_give_top, methods=["POST"]),
         Route("/api/pending/{pid}/commit", pages.api_commit, methods=["POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]

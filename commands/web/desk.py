@@ -215,6 +215,20 @@ class RoundDesk:
         pending.fixes[label][name] = n
         pending.reasons.append(reason.strip())
 
+    def give_top(self, pid: str, pile: str, top: str, reason: str) -> None:
+        """Give one Dutch pile of the round's piles photo its top (1..10 or ``down``), by the
+        id the photo shows; a reason is required."""
+        from scoring.parse import parse_pile_tops
+
+        pending = self.get(pid)
+        if pending.piles is None:
+            raise UsageError("this round has no piles photo")
+        if not reason.strip():
+            raise UsageError("a hand correction needs a reason")
+        given = parse_pile_tops([f"{pile.strip()}={top.strip()}"])
+        pending.piles = pending.piles.with_tops(given)
+        pending.reasons.append(reason.strip())
+
     def commit(self, pid: str, accept: bool, force: bool) -> tuple[int, dict[str, Any]]:
         """Append the round to its game's sheet with its evidence: (round number, the
         ``score --json`` payload). Exactly one of several concurrent commits lands; the

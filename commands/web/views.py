@@ -167,6 +167,7 @@ class Pages:
             reasons=pending.reasons,
             tops=pending.tops,
             piles=pending.piles.read if pending.piles is not None else None,
+            piles_order=piles_order(pending),
         )
 
     async def photo(self, request: Request) -> Response:
@@ -188,6 +189,16 @@ class Pages:
 
     async def correct(self, request: Request) -> RedirectResponse:
         pid = await self._correct(request)
+        return RedirectResponse(f"/pending/{pid}", status_code=303)
+
+    async def _give_top(self, request: Request) -> str:
+        pid = str(request.path_params["pid"])
+        form = await read_form(request, self.token)
+        self.desk.give_top(pid, _text(form, "pile"), _text(form, "top"), _text(form, "reason"))
+        return pid
+
+    async def give_top(self, request: Request) -> RedirectResponse:
+        pid = await self._give_top(request)
         return RedirectResponse(f"/pending/{pid}", status_code=303)
 
     async def _commit(self, request: Request) -> tuple[int, dict[str, Any]]:
@@ -257,6 +268,18 @@ class Pages:
     async def api_correct(self, request: Request) -> JSONResponse:
         return JSONResponse(self._score_json(await self._correct(request)))
 
+    async def api_give_top(self, request: Request) -> JSONResponse:
+        return JSONResponse(self._score_json(await self._give_top(request)))
+
     async def api_commit(self, request: Request) -> JSONResponse:
         _, payload = await self._commit(request)
         return JSONResponse(payload, status_code=201)
+
+
+def piles_order(pending: Pending) -> list[int]:
+    """The ids of the piles photo's piles, those to look at first (none without one)."""
+    if pending.piles is None:
+        return []
+    read = pending.piles.read
+    ids = range(1, len(read.piles) + 1)
+    return [*read.uncertain, *(i for i in ids if i not in read.uncertain)]

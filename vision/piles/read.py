@@ -31,13 +31,14 @@ the top card of each pile, and sometimes a card below it peeking far enough out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from scoring.crosscheck import FINISHED_PILE_SIZE
-from scoring.errors import ImageError
+from scoring.crosscheck import FACE_DOWN, FINISHED_PILE_SIZE, pile_size
+from scoring.errors import ImageError, UsageError
 from vision.core.cards import BACK, Cards
 from vision.core.geometry import long_side
 from vision.count.result import Count
@@ -80,6 +81,19 @@ class Pile:
 
 
 @dataclass(frozen=True)
+class GivenTop:
+    """A pile's top given by a person (`Piles.with_tops`): its id, what the photo read
+    (1..10, ``"down"``, or None where no top was read) and the top given."""
+
+    id: int
+    read: int | str | None
+    top: int | str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "read": self.read, "top": self.top}
+
+
+@dataclass(frozen=True)
 class Piles:
     """The Dutch piles of one photo, in reading order (ids 1-based)."""
 
@@ -90,6 +104,39 @@ class Piles:
     # Ids (the count's) and corners of the backs surely of another game: set apart, no pile.
     other_game: tuple[int, ...] = ()
     other_game_corners: tuple[np.ndarray, ...] = ()
+    # Tops given by a person where the photo left them unread or read them wrong.
+    given: tuple[GivenTop, ...] = ()
+
+    def with_tops(self, tops: Mapping[int, str]) -> Piles:
+        """These piles with the tops a person gives (pile id -> 1..10 or ``"down"``, as
+        `scoring.parse.parse_pile_tops` gives them): each such pile is sure of its top.
+        Raises UsageError for an id that is no pile of the photo."""
+        if not tops:
+            return self
+        wrong = [i for i in tops if not 1 <= i <= len(self.piles)]
+        if wrong:
+            raise UsageError(
+                f"the piles photo has {len(self.piles)} pile(s) (#1 to #{len(self.piles)}): "
+                f"#{wrong[0]} is none of them"
+            )
+        piles = list(self.piles)
+        given = {g.id: g for g in self.given}
+        for i, top in sorted(tops.items()):
+            before = piles[i - 1]
+            down = top == FACE_DOWN
+            read = FACE_DOWN if before.down else before.top
+            piles[i - 1] = replace(
+                before,
+                top=pile_size(top),
+                down=down,
+                color=None if down else before.color,
+                confidence=1.0,
+                uncertain=False,
+            )
+            given[i] = GivenTop(
+                i, given[i].read if i in given else read, FACE_DOWN if down else pile_size(top)
+            )
+        return replace(self, piles=tuple(piles), given=tuple(given[k] for k in sorted(given)))
 
     @property
     def total(self) -> int:
@@ -142,6 +189,7 @@ class Piles:
             "complete": self.complete,
             "uncertain": self.uncertain,
             "other_game": list(self.other_game),
+            "given": [g.to_json() for g in self.given],
             "model": self.model,
         }
 
