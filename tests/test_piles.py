@@ -314,6 +314,11 @@ def test_a_top_given_by_hand_completes_the_piles_photo_and_is_kept(tallero, home
     assert (audit["committed"], audit["today"], audit["today_complete"]) == (45, 45, True)
     assert audit["given"] == [{"id": 11, "read": None, "top": 1}]
     assert "pile #11: top 1 given by hand (not read)" in tallero("audit", "1").out
+    assert tallero("audit", "1", "--html", str(tmp_path / "audit.html")).code == 0
+    assert (
+        "with the tops given by hand: pile #11 1 (not read)"
+        in (tmp_path / "audit.html").read_text()
+    )
 
 
 @pytest.mark.parametrize(
