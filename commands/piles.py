@@ -32,8 +32,25 @@ class PilesPhoto:
         return cls(photo, annotated, read_piles_photo(counter, photo, annotated))
 
     def with_tops(self, tops: Mapping[int, str]) -> PilesPhoto:
-        """The photo with the pile tops a person gives (`Piles.with_tops`)."""
-        return replace(self, read=self.read.with_tops(tops))
+        """The photo with the pile tops a person gives (`Piles.with_tops`), drawn again
+        into its annotated copy."""
+        if not tops:
+            return self
+        given = replace(self, read=self.read.with_tops(tops))
+        given.draw()
+        return given
+
+    def draw(self) -> None:
+        """Draw the piles as read (and given) into the annotated copy."""
+        import cv2
+
+        from scoring.errors import ImageError
+        from vision.core.imageio import load_image
+        from vision.piles.annotate import annotate_piles
+
+        image = load_image(self.path)
+        if not cv2.imwrite(str(self.annotated), annotate_piles(image, self.read)):
+            raise ImageError(f"cannot write {self.annotated}")
 
     def corrections(self) -> list[str]:
         """The tops given by hand, as a round lists its corrections."""

@@ -20,20 +20,22 @@ UNREAD_BGR = (255, 0, 255)
 
 def annotate_piles(image_bgr: np.ndarray, piles: Piles) -> np.ndarray:
     """A copy of ``image_bgr`` with every pile outlined (magenta and ``?`` where its top
-    was not read for sure), labelled ``#id top`` (``#id down`` face down), another game's
-    backs in grey dashes, and the total."""
+    was not read for sure), labelled ``#id top`` (``#id down`` face down; ``(given)`` where
+    a person gave it), another game's backs in grey dashes, and the total."""
     out = image_bgr.copy()
     unit = max(out.shape[:2]) / 1000.0
     thick = max(1, round(2.0 * unit))
     font_scale = max(0.35, 0.45 * unit)
     for corners in piles.other_game_corners:  # another game's backs: grey dashes, no pile
         dashed_quad(out, np.asarray(corners), OTHER_GAME_BGR, thick, 6 * unit)
+    given = {g.id for g in piles.given}
     for k, p in enumerate(piles.piles):
         colour = UNREAD_BGR if p.uncertain else PILE_COLOUR_BGR.get(p.color, (60, 60, 60))
         quad = np.round(p.corners).astype(np.int32)
         cv2.polylines(out, [quad], True, colour, thick, cv2.LINE_AA)
         top = "down" if p.down else (str(p.top) if p.top is not None else "")
         label = f"#{k + 1} {top}".strip() + ("?" if p.uncertain else "")
+        label += " (given)" if k + 1 in given else ""
         CountAnnotator._label(out, label, p.corners.mean(axis=0), colour, font_scale)
     text = f"Dutch piles: {len(piles.piles)}, total {piles.total}"
     if not piles.complete:
