@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol
 import typer
 
 from commands.app import JsonOpt, ModelOpt, ProfileOpt, ThreadsOpt, app, emit_json, make_counter
-from scoring.errors import LedgerError, TalleroError, UsageError
+from scoring.errors import ImageError, LedgerError, TalleroError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from vision.live.tally import SortTally
     from vision.live.watch import Event, Tick
     from vision.live.window import Panel
+    from vision.piles.read import Piles
 
 FLASH_S = 1.0  # a card just counted flashes this long (s of the picture's clock)
 
@@ -68,6 +69,26 @@ class TallyTaken:
 
 
 @dataclass(frozen=True)
+class PilesTaken:
+    """The Dutch piles read off a frame with ``p`` (before the sort): their total settles
+    the round as ``score --piles-photo`` does."""
+
+    read: Piles
+    image: Any  # BGR frame
+
+    def detections(self) -> dict[str, Any]:
+        """The evidence's detections: the piles as ``piles --json`` gives them."""
+        return {"role": "piles", **self.read.to_json()}
+
+    def line(self) -> str:
+        """The piles for the panel and the key's reply."""
+        text = f"Dutch piles: {len(self.read.piles)}, total {self.read.total}"
+        if not self.read.complete:
+            text += " (look at " + ", ".join(f"#{i}" for i in self.read.uncertain) + ")"
+        return text
+
+
+@dataclass(frozen=True)
 class Reply:
     """What a key did: a line for the panel, whether it is a problem, whether to quit."""
 
@@ -77,9 +98,10 @@ class Reply:
 
 
 class RoundTaker:
-    """The window's keys: take the steady count as Dutch (``d``) or Blitz (``b``), accept the
-    flagged cards (``a``), commit the round (``c``, as ``score --commit``), save a snapshot
-    (``s``), quit (``q``). Nothing is committed without ``c``.
+    """The window's keys: take the steady count as Dutch (``d``) or Blitz (``b``), read the
+    Dutch piles before the sort (``p``: their total settles the round as a piles photo's
+    does), accept the flagged cards (``a``), commit the round (``c``, as ``score
+    --commit``), save a snapshot (``s``), quit (``q``). Nothing is committed without ``c``.
 
     With a ``tally`` (``watch --tally``), ``d`` takes the tally as the Dutch counts and
     counts the frame as a still photo with ``count_still``: where the two disagree beyond
@@ -93,6 +115,8 @@ class RoundTaker:
         tally: the tally while sorting, if any.
         count_still: counts one frame as a still photo (needed with ``tally``).
         labels: deck -> how the panel names it (``Ann (pump)``).
+        read_piles: reads the Dutch piles off one frame (for ``p``; raises ImageError
+            where it finds none).
     """
 
     def __init__(
@@ -103,6 +127,7 @@ class RoundTaker:
         tally: SortTally | None = None,
         count_still: Callable[[Any], Count] | None = None,
         labels: dict[str, str] | None = None,
+        read_piles: Callable[[Any], Piles] | None = None,
     ) -> None:
         self.home = home
         self.game_id = game_id
@@ -113,6 +138,8 @@ class RoundTaker:
         self.tally = tally
         self.count_still = count_still
         self.labels = labels or {}
+        self.read_piles = read_piles
+        self.piles: PilesTaken | None = None
 
     def taken_lines(self) -> list[str]:
         """The counts taken so far, for the panel."""
@@ -132,6 +159,8 @@ class RoundTaker:
             if isinstance(taken, Taken):
                 counts = ", ".join(f"{d} {n}" for d, n in taken.count.counts.items() if n)
                 out.append(f"{label}: {counts or 'no cards'}")
+        if self.piles is not None:
+            out.append(self.piles.line())
         if self.accept:
             out.append("flagged cards accepted")
         return out
@@ -162,6 +191,14 @@ class RoundTaker:
             else:
                 self.blitz = taken
             return Reply(f"{label} count taken")
+        if key == "p" and self.read_piles is not None:
+            if not tick.view.steady:
+                return Reply("wait for STEADY to read the Dutch piles", error=True)
+            try:
+                self.piles = PilesTaken(self.read_piles(tick.image), tick.image)
+            except ImageError:
+                return Reply("no Dutch piles found in this frame", error=True)
+            return Reply(f"{self.piles.line()} taken")
         if key == "a":
             self.accept = not self.accept
             return Reply("flagged cards accepted" if self.accept else "accept withdrawn")
@@ -212,34 +249,52 @@ class RoundTaker:
             raise UsageError("no game to commit to: start one with `tallero game new`")
         if self.dutch is None:
             raise UsageError("take the Dutch count first (d when STEADY)")
+        piles = self.piles.read if self.piles is not None else None
+        total = piles.total if piles is not None else None
+        unread = tuple(piles.uncertain) if piles is not None else ()
         with Ledger.open(self.home) as ledger, tempfile.TemporaryDirectory() as tmp:
             g = ledger.game(self.game_id)
             blitz = tally_of(self.blitz.count) if self.blitz is not None else None
             if isinstance(self.dutch, TallyTaken):
                 # the tally is one number a deck; where the still photo disagrees beyond its
                 # range, a person looks (a) before the round is committed
-                result = round_from_tallies(g.setup, Tally(self.dutch.counts), blitz)
+                result = round_from_tallies(
+                    g.setup, Tally(self.dutch.counts), blitz, pile_total=total, unread_piles=unread
+                )
                 problems = result.problems + tuple(
                     f"{line}: look at the spread" for line in self.dutch.differences
                 )
                 result = dataclasses.replace(result, problems=problems)
             else:
-                result = round_from_tallies(g.setup, tally_of(self.dutch.count), blitz)
+                result = round_from_tallies(
+                    g.setup,
+                    tally_of(self.dutch.count),
+                    blitz,
+                    pile_total=total,
+                    unread_piles=unread,
+                )
             counts = build_round(g.setup.players, result.dutch, result.blitz)
             photos = []
-            for role, taken in (("dutch", self.dutch), ("blitz", self.blitz)):
+            for role, taken in (
+                ("dutch", self.dutch),
+                ("blitz", self.blitz),
+                ("piles", self.piles),
+            ):
                 if taken is None:
                     continue
                 path = Path(tmp) / f"watch-{role}.png"  # lossless: the frame as counted
                 if not cv2.imwrite(str(path), taken.image):
                     raise UsageError(f"cannot write {path}")
-                count = taken.still if isinstance(taken, TallyTaken) else taken.count
-                model = str(count.model.get("name", ""))
+                if isinstance(taken, PilesTaken):
+                    model = str(taken.read.model.get("name", ""))
+                else:
+                    count = taken.still if isinstance(taken, TallyTaken) else taken.count
+                    model = str(count.model.get("name", ""))
                 photos.append(Photo(role, path, taken.detections(), model))
             number = commit_photo_round(
                 ledger, self.home, g.id, counts, result, photos, self.accept, False, None
             )
-        self.dutch = self.blitz = None
+        self.dutch = self.blitz = self.piles = None
         self.accept = False
         return number
 
@@ -298,6 +353,24 @@ def tally_panel(tally: SortTally, panel: Panel, t: float, labels: dict[str, str]
         if event.kind in (COUNTED, MOVED) and outline is not None:
             sign = "+1" if event.kind == COUNTED else "moved"
             panel.flash.append((f"{sign} {labels.get(event.deck, event.deck)}", outline))
+
+
+class PilesReader:
+    """Reads the Dutch piles off a frame as a photo is read (``p``): the photo counter,
+    with every look a piles photo gets, is loaded on the first frame it reads."""
+
+    def __init__(
+        self, model: Path | None, profile: str | None, threads: int | None, decks: tuple[str, ...]
+    ) -> None:
+        self.model, self.profile, self.threads, self.decks = model, profile, threads, decks
+        self._counter: Any = None
+
+    def read(self, image: Any) -> Piles:
+        from vision.piles.read import read_piles
+
+        if self._counter is None:
+            self._counter = make_counter(self.model, None, self.profile, self.threads)
+        return read_piles(self._counter.count(image, name="piles", decks=self.decks))
 
 
 def _game(game: int | None) -> tuple[int | None, list[tuple[str, str]]]:
@@ -395,6 +468,7 @@ def watch(
             sort_tally,
             lambda image: counter.count(image, name="still", decks=decks),
             labels,
+            PilesReader(model, profile, threads, decks).read,
         )
         run_window(events, window, taker, Panel(rows or [(d, d) for d in decks]))
     finally:

@@ -283,11 +283,13 @@ def test_a_camera_that_is_not_there_leaves_no_opencv_noise_on_stderr(capfd) -> N
 SEATS = ("Ann=pump", "Ben=carriage", "Cy=plow", "Dee=pail")
 
 
-def window_run(home: Path, ticks: list[Any], keys: dict[int, str]) -> tuple[Any, StubScreen]:
+def window_run(
+    home: Path, ticks: list[Any], keys: dict[int, str], read_piles: Any = None
+) -> tuple[Any, StubScreen]:
     from commands.live import RoundTaker
     from vision.live.window import Panel
 
-    taker = RoundTaker(home, 1, home / "snapshots")
+    taker = RoundTaker(home, 1, home / "snapshots", read_piles=read_piles)
     panel = Panel([("pump", "Ann (pump)"), ("carriage", "Ben (carriage)")])
     return keyed_window(ticks, keys, taker, panel)
 
@@ -338,3 +340,63 @@ def test_s_saves_a_snapshot_of_the_window(home) -> None:
     messages, screen = window_run(home, ticks, {10: "s"})
     files = list((home / "snapshots").iterdir())
     assert len(files) == 1 and messages[11] == f"snapshot {files[0]}"
+
+
+def piles_of(*tops: int | None) -> Any:
+    """A stub of the piles read off a frame: face-up piles with these tops (None: unread)."""
+    from vision.piles.read import Pile, Piles
+
+    corners = np.zeros((4, 2), np.float32)
+    return Piles(
+        "frame",
+        (200, 160),
+        tuple(Pile(corners, "red", t, False, 1.0, (), t is None) for t in tops),
+        {"name": "stub-piles"},
+    )
+
+
+def test_p_reads_the_dutch_piles_and_their_total_settles_the_round(tallero, home) -> None:
+    """Ann 2, Ben 1, Dee 3 counted: piles of 4 and 2 (6) agree, and the piles frame is
+    kept as evidence; piles of 7 fit no counts, so the round needs a look (a) first."""
+    from scoring.errors import ImageError
+
+    assert tallero("game", "new", *SEATS).code == 0
+    ticks = run_script(lambda k: "abcdef", 30)
+
+    def none_there(image: Any) -> Any:
+        raise ImageError("no Dutch piles found (no card in the photo)")
+
+    messages, _ = window_run(home, ticks, {1: "p", 15: "p"}, none_there)
+    assert messages[2] == "wait for STEADY to read the Dutch piles"
+    assert messages[16] == "no Dutch piles found in this frame"
+    keys = {15: "p", 16: "d", 17: "c"}
+    messages, screen = window_run(home, ticks, keys, lambda image: piles_of(4, 2))
+    assert messages[16] == "Dutch piles: 2, total 6 taken"
+    assert messages[18] == "round 1 committed with its evidence"
+    rev = tallero("history", "1", "--json").json()["revisions"][0]
+    assert [e["role"] for e in rev["evidence"]] == ["dutch", "piles"]
+    audit = tallero("audit", "1", "--json").json()["piles"]["photo"]
+    assert (audit["committed"], audit["committed_complete"]) == (6, True)
+    keys = {15: "p", 16: "d", 17: "c", 18: "a", 19: "c"}
+    messages, _ = window_run(home, ticks, keys, lambda image: piles_of(4, 3))
+    assert messages[18].startswith(
+        "not committed: no Dutch counts within the counts' ranges add up to the piles' total 7"
+    )
+    # accepted, it passes the piles' check (to the guard against the same round twice)
+    assert messages[20].startswith("nothing written: round 1 has exactly these counts")
+    keys = {15: "p", 16: "d", 17: "c"}
+    messages, _ = window_run(home, ticks, keys, lambda image: piles_of(4, None))
+    assert messages[16] == "Dutch piles: 2, total 4 (look at #2) taken"
+    assert "the top of Dutch pile(s) #2 in the piles photo was not read" in messages[18]
+
+
+def test_the_piles_key_reads_a_frame_as_a_piles_photo_is_read() -> None:
+    """``p`` reads the frame with the photo counter: ``clear.jpg`` (yellow 3, blue 9, green
+    6, red 4 and a face-down pile) gives its five piles, complete."""
+    from commands.live import PilesReader
+    from vision.core.imageio import load_image
+
+    image = load_image(ROOT / "tests" / "data" / "piles" / "clear.jpg")
+    piles = PilesReader(None, None, 2, DECKS).read(image)
+    assert sorted(p.top for p in piles.piles) == [3, 4, 6, 9, 10]
+    assert piles.complete and piles.total == 32

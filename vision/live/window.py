@@ -26,6 +26,7 @@ SETTLING_BGR = (0, 140, 255)
 ERROR_BGR = (0, 0, 210)
 KEYS_HELP = (
     "d: Dutch count  b: Blitz count",
+    "p: Dutch piles (before the sort)",
     "a: accept flagged  c: commit",
     "s: snapshot  q: quit",
 )
