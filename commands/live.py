@@ -42,6 +42,11 @@ class Taken:
         """The evidence's detections: every card of the steady count."""
         return self.count.to_json()
 
+    @property
+    def model(self) -> str:
+        """The name of the models that counted the frame."""
+        return str(self.count.model.get("name", ""))
+
 
 @dataclass(frozen=True)
 class TallyTaken:
@@ -67,6 +72,11 @@ class TallyTaken:
         (every undo with the frame whose card it took back)."""
         return {**self.still.to_json(), "tally": {"counts": self.counts, "events": self.events}}
 
+    @property
+    def model(self) -> str:
+        """The name of the models that counted the frame as a still photo."""
+        return str(self.still.model.get("name", ""))
+
 
 @dataclass(frozen=True)
 class PilesTaken:
@@ -79,6 +89,11 @@ class PilesTaken:
     def detections(self) -> dict[str, Any]:
         """The evidence's detections: the piles as ``piles --json`` gives them."""
         return {"role": "piles", **self.read.to_json()}
+
+    @property
+    def model(self) -> str:
+        """The name of the models that read the piles."""
+        return str(self.read.model.get("name", ""))
 
     def line(self) -> str:
         """The piles for the panel and the key's reply."""
@@ -255,24 +270,19 @@ class RoundTaker:
         with Ledger.open(self.home) as ledger, tempfile.TemporaryDirectory() as tmp:
             g = ledger.game(self.game_id)
             blitz = tally_of(self.blitz.count) if self.blitz is not None else None
+            differences: tuple[str, ...] = ()
             if isinstance(self.dutch, TallyTaken):
                 # the tally is one number a deck; where the still photo disagrees beyond its
                 # range, a person looks (a) before the round is committed
-                result = round_from_tallies(
-                    g.setup, Tally(self.dutch.counts), blitz, pile_total=total, unread_piles=unread
-                )
-                problems = result.problems + tuple(
-                    f"{line}: look at the spread" for line in self.dutch.differences
-                )
-                result = dataclasses.replace(result, problems=problems)
+                dutch = Tally(self.dutch.counts)
+                differences = tuple(f"{d}: look at the spread" for d in self.dutch.differences)
             else:
-                result = round_from_tallies(
-                    g.setup,
-                    tally_of(self.dutch.count),
-                    blitz,
-                    pile_total=total,
-                    unread_piles=unread,
-                )
+                dutch = tally_of(self.dutch.count)
+            result = round_from_tallies(
+                g.setup, dutch, blitz, pile_total=total, unread_piles=unread
+            )
+            if differences:
+                result = dataclasses.replace(result, problems=result.problems + differences)
             counts = build_round(g.setup.players, result.dutch, result.blitz)
             photos = []
             for role, taken in (
@@ -285,12 +295,7 @@ class RoundTaker:
                 path = Path(tmp) / f"watch-{role}.png"  # lossless: the frame as counted
                 if not cv2.imwrite(str(path), taken.image):
                     raise UsageError(f"cannot write {path}")
-                if isinstance(taken, PilesTaken):
-                    model = str(taken.read.model.get("name", ""))
-                else:
-                    count = taken.still if isinstance(taken, TallyTaken) else taken.count
-                    model = str(count.model.get("name", ""))
-                photos.append(Photo(role, path, taken.detections(), model))
+                photos.append(Photo(role, path, taken.detections(), taken.model))
             number = commit_photo_round(
                 ledger, self.home, g.id, counts, result, photos, self.accept, False, None
             )

@@ -42,15 +42,9 @@ class PilesPhoto:
 
     def draw(self) -> None:
         """Draw the piles as read (and given) into the annotated copy."""
-        import cv2
-
-        from scoring.errors import ImageError
         from vision.core.imageio import load_image
-        from vision.piles.annotate import annotate_piles
 
-        image = load_image(self.path)
-        if not cv2.imwrite(str(self.annotated), annotate_piles(image, self.read)):
-            raise ImageError(f"cannot write {self.annotated}")
+        draw_piles(load_image(self.path), self.read, self.annotated)
 
     def corrections(self) -> list[str]:
         """The tops given by hand, as a round lists its corrections."""
@@ -73,20 +67,26 @@ class PilesPhoto:
 def read_piles_photo(counter: Counter, photo: Path, annotate: Path | None) -> Piles:
     """The piles of ``photo``, drawn into ``annotate`` (a file) when given. Raises
     ImageError for an unusable image and for a photo with no pile in it."""
-    import cv2
-
-    from scoring.errors import ImageError
     from vision.core.imageio import load_image
-    from vision.piles.annotate import annotate_piles
     from vision.piles.read import read_piles
 
     image = load_image(photo, counter.settings)
     piles = read_piles(counter.count(image, name=str(photo)))
     if annotate is not None:
-        annotate.parent.mkdir(parents=True, exist_ok=True)
-        if not cv2.imwrite(str(annotate), annotate_piles(image, piles)):
-            raise ImageError(f"cannot write {annotate}")
+        draw_piles(image, piles, annotate)
     return piles
+
+
+def draw_piles(image: Any, piles: Piles, path: Path) -> None:
+    """Write ``image`` with ``piles`` drawn on it (`annotate_piles`) to ``path``."""
+    import cv2
+
+    from scoring.errors import ImageError
+    from vision.piles.annotate import annotate_piles
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(path), annotate_piles(image, piles)):
+        raise ImageError(f"cannot write {path}")
 
 
 def pile_lines(piles: Piles) -> list[str]:

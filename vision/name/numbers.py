@@ -368,10 +368,9 @@ def either(own: Reading, shipped: Reading) -> Reading:
     a, b = own.values, shipped.values
     both = (a >= 1) & (b >= 1)
     values = np.where(a >= 1, a, b).astype(np.int16)
-    confidence = np.where(a >= 1, own.confidence, shipped.confidence).astype(np.float32)
-    confidence = np.where(both, np.minimum(own.confidence, shipped.confidence), confidence).astype(
-        np.float32
-    )
+    single = np.where(a >= 1, own.confidence, shipped.confidence)
+    lesser = np.minimum(own.confidence, shipped.confidence)
+    confidence = np.where(both, lesser, single).astype(np.float32)
     differ = both & (a != b)
     values[differ] = -1
     confidence[differ] = 0.0
