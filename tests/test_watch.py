@@ -400,3 +400,18 @@ def test_the_piles_key_reads_a_frame_as_a_piles_photo_is_read() -> None:
     piles = PilesReader(None, None, 2, DECKS).read(image)
     assert sorted(p.top for p in piles.piles) == [3, 4, 6, 9, 10]
     assert piles.complete and piles.total == 32
+
+
+def test_a_long_reply_is_wrapped_on_the_panel_not_cut() -> None:
+    from vision.live.window import message_lines
+
+    text = (
+        "not committed: no Dutch counts within the counts' ranges add up to the piles' "
+        "total 7 (counted: Ann 2, Ben 1, Cy 0, Dee 3)"
+    )
+    lines = message_lines(text, 48, 5)
+    assert len(lines) == 3 and all(len(line) <= 48 for line in lines)
+    assert " ".join(lines) == text
+    cut = message_lines(text, 48, 2)
+    assert len(cut) == 2 and cut[0] == lines[0] and cut[1].endswith("...")
+    assert len(cut[1]) <= 48

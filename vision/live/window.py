@@ -8,6 +8,7 @@ into pixels, and `HighguiWindow` shows them and reads keys.
 from __future__ import annotations
 
 import os
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -32,6 +33,7 @@ KEYS_HELP = (
 )
 TALLY_KEYS_HELP = ("u: undo the last card counted",)
 FLASH_BGR = (0, 200, 255)
+MESSAGE_CHARS = 48  # a reply's line on the panel (font 0.42 in its 330 px)
 WINDOW_TITLE = "Tallero watch"
 
 
@@ -126,14 +128,29 @@ def _panel(tick: Tick, panel: Panel, height: int, annotator: CountAnnotator) -> 
     for line in panel.taken:
         cv2.putText(out, line[:44], (12, y), font, 0.45, (90, 40, 0), 1, cv2.LINE_AA)
         y += 20
-    if panel.message:
-        tint = ERROR_BGR if panel.error else (40, 40, 40)
-        cv2.putText(out, panel.message[:48], (12, y + 6), font, 0.42, tint, 1, cv2.LINE_AA)
     keys = KEYS_HELP + (TALLY_KEYS_HELP if panel.tally is not None else ())
     base = out.shape[0] - 14 - 20 * (len(keys) - 1)
+    if panel.message:
+        tint = ERROR_BGR if panel.error else (40, 40, 40)
+        room = max(1, (base - 20 - y) // 18 + 1)  # lines that fit above the keys
+        for k, line in enumerate(message_lines(panel.message, MESSAGE_CHARS, room)):
+            org = (12, y + 6 + 18 * k)
+            cv2.putText(out, line, org, font, 0.42, tint, 1, cv2.LINE_AA)
     for k, line in enumerate(keys):
         cv2.putText(out, line, (12, base + 20 * k), font, 0.45, (70, 70, 70), 1, cv2.LINE_AA)
     return out
+
+
+def message_lines(message: str, width: int, most: int) -> list[str]:
+    """``message`` wrapped to lines of at most ``width`` characters, at most ``most`` of
+    them (the last ending in ``...`` where the message is longer): a key's reply, such as
+    why a round was not committed, is read whole on the panel."""
+    lines = textwrap.wrap(message, width) or [""]
+    if len(lines) <= most:
+        return lines
+    kept = lines[:most]
+    kept[-1] = kept[-1][: max(0, width - 3)].rstrip() + "..."
+    return kept
 
 
 class KeySource(Protocol):
