@@ -47,10 +47,13 @@ def whole_number_option(what: str, low: int = 1, high: int = INT64_MAX) -> Calla
     return parse
 
 
-def split_pairs(items: Iterable[str], what: str) -> list[tuple[str, str]]:
+def split_pairs(
+    items: Iterable[str], what: str, expected: str = "NAME=VALUE"
+) -> list[tuple[str, str]]:
     """``["Ann=12,Ben=9", "Cy=3"]`` -> ``[("Ann", "12"), ("Ben", "9"), ("Cy", "3")]``.
 
-    Names come back in normal form C; a name with control characters is refused.
+    Names come back in normal form C; a name with control characters is refused; a part
+    that is no pair is refused with what was ``expected``.
     """
     pairs = []
     for item in items:
@@ -60,7 +63,7 @@ def split_pairs(items: Iterable[str], what: str) -> list[tuple[str, str]]:
             name, sep, value = part.partition("=")
             if not sep or not name.strip() or not value.strip():
                 shown = part.strip().encode("ascii", "backslashreplace").decode("ascii")
-                raise UsageError(f"{what}: expected NAME=VALUE, got {shown!r}")
+                raise UsageError(f"{what}: expected {expected}, got {shown!r}")
             pairs.append((clean_text(name.strip(), "name"), value.strip()))
     return pairs
 
@@ -91,19 +94,7 @@ def parse_pile_tops(items: Iterable[str]) -> dict[int, str]:
     from scoring.crosscheck import FACE_DOWN, pile_size
 
     tops: dict[int, str] = {}
-    pairs: list[tuple[str, str]] = []
-    for item in items:
-        for part in (p.strip() for p in item.split(",")):
-            if not part:
-                continue
-            pile, sep, top = part.partition("=")
-            if not sep or not pile.strip() or not top.strip():
-                shown = part.encode("ascii", "backslashreplace").decode("ascii")
-                raise UsageError(
-                    f"a pile's top: expected ID=TOP (e.g. 3=7 or 5=down), got {shown!r}"
-                )
-            pairs.append((pile.strip(), top.strip()))
-    for pile, top in pairs:
+    for pile, top in split_pairs(items, "a pile's top", "ID=TOP (e.g. 3=7 or 5=down)"):
         key = whole_number(pile.lstrip("#"), "a pile's id", 1, 999)
         if key in tops:
             raise UsageError(f"pile #{key} is given twice")
