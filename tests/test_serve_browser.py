@@ -199,6 +199,11 @@ def test_a_piles_top_given_on_a_phone(browser_path, home, tmp_path):
         phone.wait_for_url(f"{base}/pending/*")
         problems = phone.locator("#problems li").all_inner_texts()
         assert any("#11 in the piles photo was not read" in t for t in problems)
+        looks = phone.evaluate(
+            "[...document.querySelectorAll('#piles-look img')].map(i => i.naturalWidth)"
+        )
+        assert len(looks) == 1 and looks[0] > 0  # pile #11 cut out, loaded
+        phone.screenshot(path=shots / "serve-pile-to-look-at.png", full_page=True)
         form = phone.locator("#pile-top")
         assert form.locator("select[name=pile]").input_value() == "11"
         form.locator("input[name=top]").fill("1")

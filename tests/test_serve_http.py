@@ -308,6 +308,16 @@ def test_a_piles_top_given_on_the_page_completes_the_total_as_fix_piles_does(cli
     assert r.json()["photos"][-1]["uncertain"] == [11]
     page = client.get(f"/pending/{pid}").text
     assert '<option value="11">#11 (to look at)</option>' in page  # listed first
+    # the pile to look at, cut out of the photo large enough to read on a phone
+    assert f'src="/pending/{pid}/piles/11"' in page
+    crop = client.get(f"/pending/{pid}/piles/11")
+    assert crop.status_code == 200 and crop.headers["content-type"] == "image/jpeg"
+    import cv2
+    import numpy as np
+
+    shown = cv2.imdecode(np.frombuffer(crop.content, np.uint8), cv2.IMREAD_COLOR)
+    assert max(shown.shape[:2]) == 320
+    assert client.get(f"/pending/{pid}/piles/12").status_code == 400
     for form, error in [
         ({"pile": "11", "top": "1", "reason": " "}, "a hand correction needs a reason"),
         ({"pile": "12", "top": "1", "reason": "x"}, "#12 is none of them"),

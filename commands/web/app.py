@@ -140,6 +140,7 @@ def make_app(token: str, desk: RoundDesk) -> Starlette:
         Route("/pending/{pid}/photo/{role}", pages.photo),
         Route("/pending/{pid}/correct", pages.correct, methods=["POST"]),
         Route("/pending/{pid}/pile", pages.give_top, methods=["POST"]),
+        Route("/pending/{pid}/piles/{pile:int}", pages.pile_photo),
         Route("/pending/{pid}/commit", pages.commit, methods=["POST"]),
         Route("/api/games", pages.api_games),
         Route("/api/games", pages.api_new_game, methods=["POST"]),

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 UPLOADS_DIR = "uploads"  # in TALLERO_HOME: photos as received, under generated names
 ANNOTATED_DIR = "annotated"
 PAGE_PHOTO_SIDE_PX = 2048  # the annotated photo on the page: its card numbers stay legible
+PILE_CROP_PX = 320  # a pile to look at, cut out of the piles photo: its longer side
 # What an upload's first bytes say it is; the decoder decides whether it really is one.
 MAGIC_SUFFIX = (
     (b"\xff\xd8\xff", ".jpg"),
@@ -169,6 +170,33 @@ class RoundDesk:
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
         if not ok:
             raise ImageError(f"cannot encode the annotated {role} photo")
+        return bytes(buf.tobytes())
+
+    def pile_crop(self, pid: str, pile: int) -> bytes:
+        """A JPEG of pile ``pile`` of the round's piles photo, cut from its annotated copy
+        (the pile outlined) with half a card's length around its top and shown at
+        `PILE_CROP_PX`: a phone's screen shows the top large enough to read."""
+        import cv2
+
+        pending = self.get(pid)
+        if pending.piles is None:
+            raise UsageError("this round has no piles photo")
+        piles = pending.piles.read.piles
+        if not 1 <= pile <= len(piles):
+            raise UsageError(f"the piles photo has no pile #{pile}")
+        image = cv2.imread(str(pending.piles.annotated), cv2.IMREAD_COLOR)
+        if image is None:
+            raise ImageError("cannot read the annotated piles photo")
+        corners = piles[pile - 1].corners
+        margin = piles[pile - 1].long_side_px * 0.5
+        (x0, y0), (x1, y1) = corners.min(axis=0) - margin, corners.max(axis=0) + margin
+        h, w = image.shape[:2]
+        crop = image[max(0, int(y0)) : min(h, int(y1)), max(0, int(x0)) : min(w, int(x1))]
+        scale = PILE_CROP_PX / max(crop.shape[:2])
+        crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        ok, buf = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        if not ok:
+            raise ImageError("cannot encode the pile's picture")
         return bytes(buf.tobytes())
 
     def get(self, pid: str) -> Pending:

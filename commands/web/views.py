@@ -175,6 +175,11 @@ class Pages:
         jpeg = await run_in_threadpool(self.desk.page_photo, pid, role)
         return Response(jpeg, media_type="image/jpeg", headers={"cache-control": "no-store"})
 
+    async def pile_photo(self, request: Request) -> Response:
+        pid, pile = request.path_params["pid"], request.path_params["pile"]
+        jpeg = await run_in_threadpool(self.desk.pile_crop, pid, pile)
+        return Response(jpeg, media_type="image/jpeg", headers={"cache-control": "no-store"})
+
     async def _correct(self, request: Request) -> str:
         pid = str(request.path_params["pid"])
         form = await read_form(request, self.token)
