@@ -150,7 +150,7 @@ def score(
                 out.line(f"Round {number} committed with its evidence.")
                 report_status(after, out)
             elif result.problems:
-                piles_fix = "; a pile's top: --fix-piles ID=TOP" if read is not None else ""
+                piles_fix = " (a pile's top: --fix-piles ID=TOP)" if read is not None else ""
                 out.line(
                     "Not committed. Look at the annotated photo, then --accept or correct with "
                     f'--fix-dutch/--fix-blitz NAME=N{piles_fix} --reason "...", and add --commit.'

@@ -293,6 +293,7 @@ def test_a_top_given_by_hand_completes_the_piles_photo_and_is_kept(tallero, home
     before = tallero(*args, "--json").json()
     assert before["photos"][-1]["uncertain"] == [11] and before["photos"][-1]["total"] == 44
     assert any("#11 in the piles photo was not read" in p for p in before["problems"])
+    assert "(a pile's top: --fix-piles ID=TOP)" in tallero(*args).out.splitlines()[-1]
     r = tallero(*args, "--fix-piles", "11=1")
     assert r.code == 2 and r.err.strip().endswith('a hand correction needs --reason "..."')
     fixed = ["--fix-piles", "11=1", "--reason", "under the phone"]
