@@ -88,7 +88,9 @@ class PilesTaken:
 
     def detections(self) -> dict[str, Any]:
         """The evidence's detections: the piles as ``piles --json`` gives them."""
-        return {"role": "piles", **self.read.to_json()}
+        from commands.piles import piles_photo_json
+
+        return piles_photo_json(self.read)
 
     @property
     def model(self) -> str:

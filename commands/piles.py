@@ -55,13 +55,19 @@ class PilesPhoto:
 
     def to_json(self) -> dict[str, Any]:
         """The photo's entry in ``score --json``'s ``photos``."""
-        return {"role": "piles", **self.read.to_json(), "annotated": str(self.annotated)}
+        return {**piles_photo_json(self.read), "annotated": str(self.annotated)}
 
     def evidence(self) -> Photo:
         """The photo as evidence kept with the round."""
         from scoring.evidence import Photo
 
         return Photo("piles", self.path, self.to_json(), self.read.model["name"])
+
+
+def piles_photo_json(read: Piles) -> dict[str, Any]:
+    """A piles photo's entry among a round's photos and in its evidence: ``piles --json``
+    with its role (a photo or a frame of ``watch``)."""
+    return {"role": "piles", **read.to_json()}
 
 
 def read_piles_photo(counter: Counter, photo: Path, annotate: Path | None) -> Piles:

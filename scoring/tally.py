@@ -184,9 +184,10 @@ def round_from_tallies(
         )
     settled = None
     confirm = "the piles photo shows every Dutch pile"
-    if pile_total is None and piles is not None:
+    typed = check_dutch_piles(piles, per_player["Dutch"]) if piles is not None else None
+    if pile_total is None and typed is not None:
         # Typed tops give the total as exactly as a photo of them.
-        pile_total = check_dutch_piles(piles, per_player["Dutch"]).pile_total
+        pile_total = typed.pile_total
         confirm = "the typed tops give every Dutch pile"
     if unread_piles:
         ids = ", ".join(f"#{i}" for i in unread_piles)
@@ -214,10 +215,8 @@ def round_from_tallies(
             if settlement.shown is not None:
                 per_player["Dutch"] = settlement.shown
             problems.append(settlement.note())
-    if piles is not None:
-        many = check_dutch_piles(piles, per_player["Dutch"]).too_many_piles
-        if many:
-            problems.append(many)
+    if typed is not None and typed.too_many_piles:
+        problems.append(typed.too_many_piles)
     return PhotoRound(
         per_player["Dutch"],
         per_player["Blitz"],
