@@ -106,6 +106,8 @@ class Piles:
     other_game_corners: tuple[np.ndarray, ...] = ()
     # Tops given by a person where the photo left them unread or read them wrong.
     given: tuple[GivenTop, ...] = ()
+    # Frames of one table the piles were read over (`vision.piles.frames`); a photo is 1.
+    frames: int = 1
 
     def with_tops(self, tops: Mapping[int, str]) -> Piles:
         """These piles with the tops a person gives (pile id -> 1..10 or ``"down"``, as
@@ -190,6 +192,7 @@ class Piles:
             "uncertain": self.uncertain,
             "other_game": list(self.other_game),
             "given": [g.to_json() for g in self.given],
+            "frames": self.frames,
             "model": self.model,
         }
 

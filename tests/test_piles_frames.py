@@ -1,0 +1,80 @@
+"""The Dutch piles read over several frames of one table (`vision.piles.frames`): a top one
+frame leaves unread and another reads is read; two frames reading two tops ask for a look;
+something seen in one frame of several is no pile; the drift between frames is followed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.piles.frames import merge_frames
+from vision.piles.read import Pile, Piles
+
+
+def pile(cx: float, cy: float, top: int | None, down: bool = False, conf: float = 0.95) -> Pile:
+    corners = np.array(
+        [[cx - 28, cy - 43], [cx + 28, cy - 43], [cx + 28, cy + 43], [cx - 28, cy + 43]],
+        np.float32,
+    )
+    color = None if down else "red"
+    return Pile(corners, color, 10 if down else top, down, conf, (1,), top is None and not down)
+
+
+def frame(*piles: Pile) -> Piles:
+    return Piles("f.jpg", (640, 480), piles, {"name": "m"})
+
+
+def tops(piles: Piles) -> list[tuple[int | None, bool, bool]]:
+    return [(p.top, p.down, p.uncertain) for p in piles.piles]
+
+
+def test_a_top_one_frame_leaves_unread_is_read_from_another():
+    first = frame(pile(100, 100, 7), pile(300, 100, None))
+    second = frame(pile(103, 98, 7), pile(302, 101, 4))
+    merged = merge_frames([first, second, frame(pile(101, 99, 7), pile(299, 102, None))])
+    assert tops(merged) == [(7, False, False), (4, False, False)]
+    assert merged.complete and merged.total == 11 and merged.frames == 3
+    # the pile keeps the first frame's place, and the read frame's confidence
+    assert np.allclose(merged.piles[1].corners.mean(axis=0), (300, 100))
+    assert merged.to_json()["frames"] == 3
+
+
+def test_two_frames_reading_two_tops_ask_for_a_look():
+    merged = merge_frames([frame(pile(100, 100, 3)), frame(pile(100, 100, 8))])
+    assert tops(merged) == [(3, False, True)]
+    assert not merged.complete and merged.uncertain == [1]
+
+
+def test_a_pile_no_frame_reads_stays_to_look_at():
+    merged = merge_frames([frame(pile(100, 100, None)), frame(pile(101, 100, None))])
+    assert tops(merged) == [(None, False, True)]
+
+
+def test_something_seen_in_one_frame_of_several_is_no_pile_unless_read():
+    one = [frame(pile(100, 100, 5)) for _ in range(3)]
+    shadow = frame(pile(100, 100, 5), pile(400, 300, None))
+    assert tops(merge_frames([*one, shadow])) == [(5, False, False)]
+    # a sure top seen in too few frames is not dropped (a pile may be there): it asks
+    read_once = frame(pile(100, 100, 5), pile(400, 300, 2))
+    merged = merge_frames([*one, read_once])
+    assert tops(merged) == [(5, False, False), (2, False, True)]
+    assert merged.piles[1].cards == ()  # the first frame holds no card of it
+
+
+def test_face_down_and_face_up_reads_of_one_pile_disagree():
+    merged = merge_frames([frame(pile(100, 100, None, down=True)), frame(pile(100, 100, 10))])
+    assert merged.uncertain == [1]
+
+
+def test_neighbouring_piles_are_not_taken_for_one_another():
+    first = frame(pile(100, 100, 2), pile(160, 100, 9))
+    # the camera drifted 12 px to the right between the frames
+    second = frame(pile(112, 100, 2), pile(172, 100, 9))
+    assert tops(merge_frames([first, second])) == [(2, False, False), (9, False, False)]
+
+
+def test_one_frame_is_that_frame_and_no_frame_is_an_error():
+    only = frame(pile(100, 100, 6), pile(200, 100, None))
+    assert merge_frames([only]) == only
+    with pytest.raises(ValueError, match="no frames"):
+        merge_frames([])

@@ -1,0 +1,98 @@
+"""The Dutch piles read over several frames of the same table (``watch``, key ``p``).
+
+One webcam frame leaves a pile's top unread more often than a phone photo does: the
+number is small, and noise, a little blur or JPEG take it below the bar. The next frame's
+noise and blur are others, so a top one frame leaves unread another often reads. The
+piles of each frame are matched by where their top lies (the camera drifts a few pixels
+between frames, far less than a card), and each pile is judged over its frames:
+
+- a pile sure in some frames, all of which read the same top (or face down), seen in at
+  least half the frames, is sure of that top;
+- a pile whose sure frames read two different tops, or seen in fewer than half the frames
+  with a sure read, is to look at (never a vote: two readings that disagree are a doubt);
+- a pile seen in fewer than half the frames, and sure in none, is dropped: a passing
+  shadow or a hand's edge taken for a card in one frame is no pile.
+
+The piles keep the first frame's reading order, picture and ids (piles first seen later
+come after), so the annotated first frame shows them where they lie.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from vision.piles.read import Pile, Piles
+
+# A pile of a later frame is the same pile when its top's centre lies closer than this share
+# of its long side to where the pile was seen first.
+SAME_PLACE_SHARE = 0.35
+
+
+@dataclass
+class _Seen:
+    centre: np.ndarray
+    frames: list[int] = field(default_factory=list)
+    piles: list[Pile] = field(default_factory=list)
+
+
+def _seen(reads: Sequence[Piles]) -> list[_Seen]:
+    """Each place where a pile lies, with the frames (and piles) that saw one there."""
+    places: list[_Seen] = []
+    for k, read in enumerate(reads):
+        taken: set[int] = set()
+        for pile in read.piles:
+            centre = pile.corners.mean(axis=0)
+            reach = SAME_PLACE_SHARE * pile.long_side_px
+            best, best_d = None, reach
+            for j, place in enumerate(places):
+                d = float(np.linalg.norm(place.centre - centre))
+                if j not in taken and k not in place.frames and d < best_d:
+                    best, best_d = j, d
+            if best is None:
+                places.append(_Seen(centre))
+                best = len(places) - 1
+            taken.add(best)
+            places[best].frames.append(k)
+            places[best].piles.append(pile)
+    return places
+
+
+def _judged(place: _Seen, frames: int) -> Pile | None:
+    """The pile of one place judged over ``frames`` frames (None: no pile there)."""
+    first = place.piles[0]
+    if place.frames[0] != 0:  # its cards are another frame's ids: the first frame has none
+        first = replace(first, cards=())
+    sure = [p for p in place.piles if not p.uncertain]
+    often = 2 * len(place.frames) >= frames
+    if not sure:
+        return first if often else None
+    tops = {(p.top, p.down) for p in sure}
+    if len(tops) > 1 or not often:
+        return replace(first, uncertain=True)
+    best = max(sure, key=lambda p: p.confidence)
+    if best is first:
+        return first
+    return replace(
+        first,
+        top=best.top,
+        down=best.down,
+        color=best.color,
+        confidence=best.confidence,
+        uncertain=False,
+        number_only=best.number_only,
+        place_only=False,
+    )
+
+
+def merge_frames(reads: Sequence[Piles]) -> Piles:
+    """The piles of several frames of one table (each read with `read_piles`), judged over
+    all of them (see the module); the first frame's picture, size, model and piles set
+    apart. Raises ValueError for no frames."""
+    if not reads:
+        raise ValueError("no frames to read the piles from")
+    judged = [_judged(place, len(reads)) for place in _seen(reads)]
+    piles = tuple(p for p in judged if p is not None)
+    return replace(reads[0], piles=piles, frames=len(reads))
