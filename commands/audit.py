@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from scoring.evidence import EvidenceCheck
     from scoring.ledger import Game
     from vision.count.counter import Counter
+    from vision.count.result import Count
 
 HtmlOpt = Annotated[
     Path | None,
@@ -98,6 +99,7 @@ def recount(
 
     recounts: list[Recount] = []
     pictures: dict[str, tuple[Any, Any]] = {}
+    pile_counts: list[tuple[dict[str, Any], Count]] = []  # (its recount's JSON, its count)
     decks = tuple(s.deck.id for s in game.setup.seats)
     if counter is not None:
         unknown = [d for d in decks if d not in counter.decks]
@@ -113,15 +115,33 @@ def recount(
         image = load_image(Path(check.path), counter.settings)
         count = counter.count(image, name=check.path, decks=decks)
         counted = count.to_json()
-        if check.role == "piles":  # the Dutch piles before the sort: read them again
-            from scoring.errors import ImageError
-            from vision.piles.read import read_piles
-
-            try:
-                piles = read_piles(count).with_tops(given_tops or {})
-                counted["piles"] = {"total": piles.total, "complete": piles.complete}
-            except (ImageError, UsageError):  # no pile found, or fewer than the tops given
-                counted["piles"] = {"total": 0, "complete": False}
+        if check.role == "piles":  # the Dutch piles before the sort: read again below
+            pile_counts.append((counted, count))
         recounts.append(Recount(check.role, check.path, counted))
-        pictures[check.role] = (image, count)
+        pictures.setdefault(check.role, (image, count))
+    if pile_counts:
+        pile_counts[0][0]["piles"] = piles_again([c for _, c in pile_counts], given_tops or {})
     return recounts, pictures
+
+
+def piles_again(counts: Sequence[Count], given_tops: Mapping[int, str]) -> dict[str, Any]:
+    """The Dutch piles read again off the piles photo's counts: one photo, or the frames
+    ``watch`` read them over (judged over all of them, as ``p`` judged them), with the
+    tops given by hand; ``total`` and ``complete``."""
+    from scoring.errors import ImageError
+    from vision.piles.frames import merge_frames
+    from vision.piles.read import Piles, read_piles
+
+    reads = []
+    for count in counts:
+        try:
+            reads.append(read_piles(count))
+        except ImageError:  # a frame (or photo) where no pile is found sees none
+            reads.append(Piles(count.image, count.size, (), count.model))
+    try:
+        piles = merge_frames(reads).with_tops(given_tops)
+    except UsageError:  # fewer piles than the tops given
+        return {"total": 0, "complete": False}
+    if not piles.piles:
+        return {"total": 0, "complete": False}
+    return {"total": piles.total, "complete": piles.complete}

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol
 import typer
 
 from commands.app import JsonOpt, ModelOpt, ProfileOpt, ThreadsOpt, app, emit_json, make_counter
+from commands.piles import PilesReader, PilesTaken
 from scoring.errors import ImageError, LedgerError, TalleroError, UsageError
 
 if TYPE_CHECKING:
@@ -79,33 +80,6 @@ class TallyTaken:
 
 
 @dataclass(frozen=True)
-class PilesTaken:
-    """The Dutch piles read off a frame with ``p`` (before the sort): their total settles
-    the round as ``score --piles-photo`` does."""
-
-    read: Piles
-    image: Any  # BGR frame
-
-    def detections(self) -> dict[str, Any]:
-        """The evidence's detections: the piles as ``piles --json`` gives them."""
-        from commands.piles import piles_photo_json
-
-        return piles_photo_json(self.read)
-
-    @property
-    def model(self) -> str:
-        """The name of the models that read the piles."""
-        return str(self.read.model.get("name", ""))
-
-    def line(self) -> str:
-        """The piles for the panel and the key's reply."""
-        text = f"Dutch piles: {len(self.read.piles)}, total {self.read.total}"
-        if not self.read.complete:
-            text += " (look at " + ", ".join(f"#{i}" for i in self.read.uncertain) + ")"
-        return text
-
-
-@dataclass(frozen=True)
 class Reply:
     """What a key did: a line for the panel, whether it is a problem, whether to quit."""
 
@@ -134,6 +108,8 @@ class RoundTaker:
         labels: deck -> how the panel names it (``Ann (pump)``).
         read_piles: reads the Dutch piles off one frame (for ``p``; raises ImageError
             where it finds none).
+        piles_frames: ``p`` reads this many STEADY frames, ``piles_every_s`` apart, and
+            judges each pile over them (`vision.piles.frames.merge_frames`).
     """
 
     def __init__(
@@ -145,6 +121,8 @@ class RoundTaker:
         count_still: Callable[[Any], Count] | None = None,
         labels: dict[str, str] | None = None,
         read_piles: Callable[[Any], Piles] | None = None,
+        piles_frames: int = 1,
+        piles_every_s: float = 0.0,
     ) -> None:
         self.home = home
         self.game_id = game_id
@@ -157,6 +135,9 @@ class RoundTaker:
         self.labels = labels or {}
         self.read_piles = read_piles
         self.piles: PilesTaken | None = None
+        self.piles_frames, self.piles_every_s = piles_frames, piles_every_s
+        self.reading: list[tuple[Piles, Any]] = []  # the frames ``p`` has read so far
+        self.read_t = 0.0
 
     def taken_lines(self) -> list[str]:
         """The counts taken so far, for the panel."""
@@ -212,14 +193,17 @@ class RoundTaker:
             if not tick.view.steady:
                 return Reply("wait for STEADY to read the Dutch piles", error=True)
             try:
-                self.piles = PilesTaken(self.read_piles(tick.image), tick.image)
+                first = self.read_piles(tick.image)
             except ImageError:
                 return Reply("no Dutch piles found in this frame", error=True)
-            return Reply(f"{self.piles.line()} taken")
+            self.piles, self.reading, self.read_t = None, [(first, tick.image)], tick.t
+            return self.piles_read()
         if key == "a":
             self.accept = not self.accept
             return Reply("flagged cards accepted" if self.accept else "accept withdrawn")
         if key == "c":
+            if self.reading:
+                return Reply("wait: the Dutch piles are still being read", error=True)
             try:
                 number = self.commit()
             except TalleroError as exc:
@@ -228,6 +212,34 @@ class RoundTaker:
         if key == "s":
             return Reply(f"snapshot {self.snapshot(tick, picture)}")
         return None
+
+    def follow(self, tick: Tick) -> Reply | None:
+        """Read one more frame for ``p`` where the piles are being read and ``tick``'s view
+        is STEADY, ``piles_every_s`` after the last; what it did, or None."""
+        if not self.reading or self.read_piles is None or not tick.view.steady:
+            return None
+        if tick.t - self.read_t < self.piles_every_s - 1e-6:  # frame times in float
+            return None
+        try:
+            read = self.read_piles(tick.image)
+        except ImageError:  # a frame where no pile is found sees none of them
+            read = dataclasses.replace(self.reading[0][0], piles=())
+        self.reading.append((read, tick.image))
+        self.read_t = tick.t
+        return self.piles_read()
+
+    def piles_read(self) -> Reply:
+        """Once ``piles_frames`` frames are read, the piles judged over them are taken."""
+        from vision.piles.frames import merge_frames
+
+        if len(self.reading) < self.piles_frames:
+            done, wanted = len(self.reading), self.piles_frames
+            return Reply(f"reading the Dutch piles: frame {done} of {wanted}")
+        reads = self.reading
+        self.reading = []
+        merged = merge_frames([read for read, _ in reads])
+        self.piles = PilesTaken(merged, reads[0][1], tuple(reads[1:]))
+        return Reply(f"{self.piles.line()} taken")
 
     def take_tally(self, tick: Tick) -> TallyTaken:
         """The tally as the Dutch counts, beside the still count of ``tick``'s frame."""
@@ -286,18 +298,20 @@ class RoundTaker:
             if differences:
                 result = dataclasses.replace(result, problems=result.problems + differences)
             counts = build_round(g.setup.players, result.dutch, result.blitz)
+            frames: list[tuple[str, Any, Any, str]] = [
+                (role, taken.image, taken.detections(), taken.model)
+                for role, taken in (("dutch", self.dutch), ("blitz", self.blitz))
+                if taken is not None
+            ]
+            if self.piles is not None:
+                model = self.piles.model
+                frames += [("piles", image, d, model) for image, d in self.piles.evidence()]
             photos = []
-            for role, taken in (
-                ("dutch", self.dutch),
-                ("blitz", self.blitz),
-                ("piles", self.piles),
-            ):
-                if taken is None:
-                    continue
-                path = Path(tmp) / f"watch-{role}.png"  # lossless: the frame as counted
-                if not cv2.imwrite(str(path), taken.image):
+            for k, (role, image, detections, model) in enumerate(frames):
+                path = Path(tmp) / f"watch-{k}-{role}.png"  # lossless: the frame as counted
+                if not cv2.imwrite(str(path), image):
                     raise UsageError(f"cannot write {path}")
-                photos.append(Photo(role, path, taken.detections(), taken.model))
+                photos.append(Photo(role, path, detections, model))
             number = commit_photo_round(
                 ledger, self.home, g.id, counts, result, photos, self.accept, False, None
             )
@@ -332,6 +346,9 @@ def run_window(events: Iterable[Event], screen: Screen, taker: RoundTaker, panel
             if fault and panel.message == fault:  # the source is back
                 panel.message, panel.error = "", False
             fault = ""
+            reply = taker.follow(tick)
+            if reply is not None:
+                panel.message, panel.error = reply.message, reply.error
         panel.taken = taker.taken_lines()
         if taker.tally is not None:
             tally_panel(taker.tally, panel, tick.t, taker.labels)
@@ -360,24 +377,6 @@ def tally_panel(tally: SortTally, panel: Panel, t: float, labels: dict[str, str]
         if event.kind in (COUNTED, MOVED) and outline is not None:
             sign = "+1" if event.kind == COUNTED else "moved"
             panel.flash.append((f"{sign} {labels.get(event.deck, event.deck)}", outline))
-
-
-class PilesReader:
-    """Reads the Dutch piles off a frame as a photo is read (``p``): the photo counter,
-    with every look a piles photo gets, is loaded on the first frame it reads."""
-
-    def __init__(
-        self, model: Path | None, profile: str | None, threads: int | None, decks: tuple[str, ...]
-    ) -> None:
-        self.model, self.profile, self.threads, self.decks = model, profile, threads, decks
-        self._counter: Any = None
-
-    def read(self, image: Any) -> Piles:
-        from vision.piles.read import read_piles
-
-        if self._counter is None:
-            self._counter = make_counter(self.model, None, self.profile, self.threads)
-        return read_piles(self._counter.count(image, name="piles", decks=self.decks))
 
 
 def _game(game: int | None) -> tuple[int | None, list[tuple[str, str]]]:
@@ -476,6 +475,8 @@ def watch(
             lambda image: counter.count(image, name="still", decks=decks),
             labels,
             PilesReader(model, profile, threads, decks).read,
+            settings.piles_frames,
+            settings.piles_every_s,
         )
         run_window(events, window, taker, Panel(rows or [(d, d) for d in decks]))
     finally:

@@ -1,4 +1,5 @@
-"""Reading the Dutch piles off a photo of the middle of the table: ``tallero piles``."""
+"""Reading the Dutch piles off a photo of the middle of the table: ``tallero piles``, the
+piles photo of ``score``, and the frames ``watch`` reads them from (key ``p``)."""
 
 from __future__ import annotations
 
@@ -128,6 +129,57 @@ def pile_lines(piles: Piles) -> list[str]:
             "far more often"
         )
     return lines
+
+
+@dataclass(frozen=True)
+class PilesTaken:
+    """The Dutch piles read off a frame with ``p`` (before the sort): their total settles
+    the round as ``score --piles-photo`` does."""
+
+    read: Piles  # judged over every frame read (`vision.piles.frames`)
+    image: Any  # the first BGR frame read
+    more: tuple[tuple[Piles, Any], ...] = ()  # each other frame read, and its piles
+
+    def detections(self) -> dict[str, Any]:
+        """The evidence's detections: the piles as ``piles --json`` gives them."""
+        return piles_photo_json(self.read)
+
+    def evidence(self) -> list[tuple[Any, dict[str, Any]]]:
+        """The frames read and what each keeps as evidence: the first frame the piles judged
+        over every frame, each other frame the piles it read itself."""
+        return [(self.image, self.detections())] + [
+            (image, piles_photo_json(read)) for read, image in self.more
+        ]
+
+    @property
+    def model(self) -> str:
+        """The name of the models that read the piles."""
+        return str(self.read.model.get("name", ""))
+
+    def line(self) -> str:
+        """The piles for the panel and the key's reply."""
+        text = f"Dutch piles: {len(self.read.piles)}, total {self.read.total}"
+        if not self.read.complete:
+            text += " (look at " + ", ".join(f"#{i}" for i in self.read.uncertain) + ")"
+        return text
+
+
+class PilesReader:
+    """Reads the Dutch piles off a frame as a photo is read (``p``): the photo counter,
+    with every look a piles photo gets, is loaded on the first frame it reads."""
+
+    def __init__(
+        self, model: Path | None, profile: str | None, threads: int | None, decks: tuple[str, ...]
+    ) -> None:
+        self.model, self.profile, self.threads, self.decks = model, profile, threads, decks
+        self._counter: Any = None
+
+    def read(self, image: Any) -> Piles:
+        from vision.piles.read import read_piles
+
+        if self._counter is None:
+            self._counter = make_counter(self.model, None, self.profile, self.threads)
+        return read_piles(self._counter.count(image, name="piles", decks=self.decks))
 
 
 @app.command("piles")

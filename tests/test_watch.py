@@ -393,7 +393,7 @@ def test_p_reads_the_dutch_piles_and_their_total_settles_the_round(tallero, home
 def test_the_piles_key_reads_a_frame_as_a_piles_photo_is_read() -> None:
     """``p`` reads the frame with the photo counter: ``clear.jpg`` (yellow 3, blue 9, green
     6, red 4 and a face-down pile) gives its five piles, complete."""
-    from commands.live import PilesReader
+    from commands.piles import PilesReader
     from vision.core.imageio import load_image
 
     image = load_image(ROOT / "tests" / "data" / "piles" / "clear.jpg")
@@ -415,3 +415,38 @@ def test_a_long_reply_is_wrapped_on_the_panel_not_cut() -> None:
     cut = message_lines(text, 48, 2)
     assert len(cut) == 2 and cut[0] == lines[0] and cut[1].endswith("...")
     assert len(cut[1]) <= 48
+
+
+def test_p_reads_several_frames_and_a_top_one_leaves_unread_another_reads(tallero, home) -> None:
+    """With ``piles_frames`` 3, ``p`` reads three STEADY frames 0.2 s apart: the second reads
+    the top the first and third leave unread, so the total is complete; ``c`` waits until
+    the three are read, and every frame read is kept as evidence."""
+    from commands.live import RoundTaker
+    from vision.live.window import Panel
+    from vision.piles.read import Pile, Piles
+
+    def at(x: float, top: int | None) -> Pile:
+        corners = np.array([[x, 10], [x + 40, 10], [x + 40, 70], [x, 70]], np.float32)
+        return Pile(corners, "red", top, False, 1.0, (), top is None)
+
+    reads = iter([(4, None), (4, 2), (4, None)])
+
+    def read_piles(image: Any) -> Piles:
+        a, b = next(reads)
+        return Piles("frame", (200, 160), (at(20, a), at(120, b)), {"name": "stub-piles"})
+
+    assert tallero("game", "new", *SEATS).code == 0
+    ticks = run_script(lambda k: "abcdef", 30)
+    taker = RoundTaker(home, 1, home / "snapshots", None, None, None, read_piles, 3, 0.2)
+    panel = Panel([("pump", "Ann (pump)")])
+    keys = {15: "p", 17: "c", 20: "d", 21: "c"}
+    messages, _ = keyed_window(ticks, keys, taker, panel)
+    assert messages[16] == "reading the Dutch piles: frame 1 of 3"
+    assert messages[17] == "reading the Dutch piles: frame 2 of 3"
+    assert messages[18] == "wait: the Dutch piles are still being read"
+    assert messages[19] == "Dutch piles: 2, total 6 taken"
+    assert messages[22] == "round 1 committed with its evidence"
+    rev = tallero("history", "1", "--json").json()["revisions"][0]
+    assert [e["role"] for e in rev["evidence"]] == ["dutch", "piles", "piles", "piles"]
+    audit = tallero("audit", "1", "--json").json()["piles"]["photo"]
+    assert (audit["committed"], audit["committed_complete"]) == (6, True)

@@ -70,6 +70,10 @@ class LiveSettings:
             (ByteTrack's ``track_high_thresh`` and ``new_track_thresh``).
         track_low_confidence: weaker detections (down to this) only extend tracks.
         track_match_cost: ByteTrack's ``match_thresh`` (1 - IoU, with the score fused).
+        piles_frames: ``p`` reads the Dutch piles off this many STEADY frames and judges
+            each pile over them (`vision.piles.frames`): a top one frame's noise leaves
+            unread another frame reads ...
+        piles_every_s: ... each at least this long after the one before.
     """
 
     count_every_s: float = 0.125
@@ -101,9 +105,14 @@ class LiveSettings:
     track_high_confidence: float = 0.25
     track_low_confidence: float = 0.1
     track_match_cost: float = 0.8
+    piles_frames: int = 3
+    piles_every_s: float = 0.2
 
     def __post_init__(self) -> None:
+        if self.piles_frames < 1:
+            raise ValueError("piles_frames must be at least 1")
         for name in (
+            "piles_every_s",
             "count_every_s",
             "appear_s",
             "miss_grace_s",
