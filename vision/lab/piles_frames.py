@@ -1,0 +1,164 @@
+"""The Dutch piles read off webcam frames: one frame against several judged together.
+
+    python -m vision.lab.piles_frames SET --frames 3 [--size 1280x720] [--limit N]
+        [--seed S] [--profile P] [--threads 2] [--keep FILE]
+
+SET is a piles set (``dataset synth --kind piles``) or a set of rounds (``--kind round``:
+their piles photos). Each photo is filmed as a webcam films the middle of the table, the
+way ``dataset synth --kind video`` films a table (`vision.synth.video.Webcam`): framed on
+its cards at ``--size``, slow drift and shake, exposure that wanders, motion blur now and
+then, sensor noise and JPEG; ``--frames`` frames over about two seconds. The piles of each
+frame are read as ``watch``'s ``p`` reads them (the photo counter, `read_piles`), and
+scored as ``tallero eval SET --piles`` scores a photo: the first frame alone, and the
+first ``k`` frames judged together (`vision.piles.frames.merge_frames`) for every ``k``
+from 2 to ``--frames``. One JSON object: the figures of each. ``--keep`` pickles every
+frame's piles and truth, to judge them again without counting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from scoring.errors import ImageError
+from vision.evaluate.piles import PilesEvaluation
+from vision.piles.frames import merge_frames
+from vision.piles.read import Piles, read_piles
+
+# The photo's cards fill the frame less this share around them (a table seen whole).
+MARGIN = 1.16
+
+
+def _moved(points: Any, m: np.ndarray) -> list[list[float]]:
+    p = np.asarray(points, np.float64)
+    moved: list[list[float]] = (p @ m[:, :2].T + m[:, 2]).tolist()
+    return moved
+
+
+def film(
+    photo: np.ndarray, truth: dict[str, Any], size: tuple[int, int], n: int, rng: Any
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """``n`` webcam frames of ``photo`` framed on its cards, and each frame's affine map
+    from the photo's pixels."""
+    fw, fh = size
+    pts = [np.asarray(p["corners"]) for p in truth["dutch_piles"]]
+    pts += [np.asarray(c["corners"]) for c in truth.get("cards", []) if "corners" in c]
+    every = np.concatenate(pts)
+    (x0, y0), (x1, y1) = every.min(axis=0), every.max(axis=0)
+    w, h = (x1 - x0) * MARGIN, (y1 - y0) * MARGIN
+    w, h = max(w, h * fw / fh), max(h, w * fh / fw)
+    s = fw / w
+    base = np.array(
+        [[s, 0, fw / 2 - s * (x0 + x1) / 2], [0, s, fh / 2 - s * (y0 + y1) / 2], [0, 0, 1]]
+    )
+    drift = rng.uniform(4, 14, 2) * rng.choice([-1, 1], 2) * fw / 640
+    shake = float(rng.uniform(0.3, 1.8)) * fw / 640
+    exposure, noise = float(rng.uniform(0.04, 0.15)), float(rng.uniform(1.5, 5.0))
+    quality = int(rng.integers(70, 92))
+    frames, maps = [], []
+    for k in range(n):
+        phase = 0.25 * k / max(n - 1, 1)  # two seconds of an eight-second wander
+        jitter = rng.normal(0, shake, 2)
+        m = cv2.getRotationMatrix2D((fw / 2, fh / 2), 0.8 * np.sin(2 * np.pi * phase * 0.7), 1.0)
+        m[:, 2] += jitter + drift * [np.sin(np.pi * phase), np.cos(2 * np.pi * phase * 0.4)]
+        m = m @ base
+        gain = 1 + exposure * np.sin(2 * np.pi * (phase * 1.3 + 0.2))
+        lit = np.clip(photo.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+        frame = cv2.warpAffine(
+            lit, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
+        if np.linalg.norm(jitter) > 1.5 * shake or rng.random() < 0.1:
+            b = int(rng.integers(3, 8))
+            kern = np.zeros((b, b), np.float32)
+            a, c = rng.uniform(0, np.pi), (b - 1) / 2
+            ends = [
+                (int(c - c * np.cos(a)), int(c - c * np.sin(a))),
+                (int(c + c * np.cos(a)), int(c + c * np.sin(a))),
+            ]
+            cv2.line(kern, ends[0], ends[1], 1.0, 1)
+            frame = cv2.filter2D(frame, -1, kern / max(float(kern.sum()), 1.0))
+        noisy = frame.astype(np.float32) + rng.normal(0, noise, frame.shape)
+        frame = np.clip(noisy, 0, 255).astype(np.uint8)
+        ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+        assert decoded is not None and ok
+        frames.append(decoded)
+        maps.append(m[:2])
+    return frames, maps
+
+
+def _photos(directory: Path) -> list[tuple[dict[str, Any], Path, tuple[str, ...]]]:
+    out = []
+    for path in sorted((directory / "truth").glob("*.json")):
+        rec = json.loads(path.read_text())
+        if "photos" in rec:  # a round: its piles photo
+            truth, decks = rec["photos"]["piles"], tuple(rec["round"]["players"])
+        else:
+            truth, decks = rec, tuple(rec["decks"])
+        image = directory / "images" / truth["image"]
+        out.append((truth, image if image.exists() else directory / truth["image"], decks))
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    from vision.enroll.profiles import profile_counter
+    from vision.live.sources import parse_size
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("set", type=Path)
+    ap.add_argument("--frames", type=int, default=3)
+    ap.add_argument("--size", default="1280x720")
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--profile", default=None)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--keep", type=Path, default=None)
+    a = ap.parse_args(argv)
+    size = parse_size(a.size)
+    if size is None or a.frames < 1:
+        ap.error("--size WxH and --frames of at least 1 are needed")
+    counter = profile_counter(a.profile, threads=a.threads)
+    rng = np.random.default_rng(a.seed)
+    evs = {k: PilesEvaluation() for k in range(1, a.frames + 1)}
+    kept = []
+    t0 = time.perf_counter()
+    for truth, image, decks in _photos(a.set)[: a.limit]:
+        photo = cv2.imread(str(image))
+        if photo is None:
+            raise SystemExit(f"cannot read {image}")
+        frames, maps = film(photo, truth, size, a.frames, rng)
+        reads = []
+        for frame in frames:
+            count = counter.count(frame, name=truth["image"], decks=decks)
+            try:
+                reads.append(read_piles(count))
+            except ImageError:
+                reads.append(Piles(count.image, count.size, (), count.model))
+        first = dict(
+            truth,
+            dutch_piles=[
+                dict(p, corners=_moved(p["corners"], maps[0])) for p in truth["dutch_piles"]
+            ],
+        )
+        for k, ev in evs.items():
+            ev.add(first, merge_frames(reads[:k]))
+        kept.append((first, reads))
+    out: dict[str, Any] = {
+        f"frames_{k}": {n: v for n, v in ev.to_json().items() if n != "failures"}
+        for k, ev in evs.items()
+    }
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    if a.keep is not None:
+        a.keep.write_bytes(pickle.dumps(kept))
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
