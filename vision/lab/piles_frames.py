@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -129,7 +130,8 @@ def main(argv: list[str] | None = None) -> None:
     evs = {k: PilesEvaluation() for k in range(1, a.frames + 1)}
     kept = []
     t0 = time.perf_counter()
-    for truth, image, decks in _photos(a.set)[: a.limit]:
+    photos = _photos(a.set)[: a.limit]
+    for n, (truth, image, decks) in enumerate(photos, 1):
         photo = cv2.imread(str(image))
         if photo is None:
             raise SystemExit(f"cannot read {image}")
@@ -150,6 +152,8 @@ def main(argv: list[str] | None = None) -> None:
         for k, ev in evs.items():
             ev.add(first, merge_frames(reads[:k]))
         kept.append((first, reads))
+        if n % 10 == 0 or n == len(photos):
+            print(f"{n}/{len(photos)} photos, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     out: dict[str, Any] = {
         f"frames_{k}": {n: v for n, v in ev.to_json().items() if n != "failures"}
         for k, ev in evs.items()
