@@ -43,7 +43,7 @@ def pile_size(top: int | str) -> int:
         text = top.strip().lower()
         if text in (FACE_DOWN, "d", "x"):
             return FINISHED_PILE_SIZE
-        if not text.isdigit():
+        if not (text.isascii() and text.isdigit()):  # "²" is a digit int() refuses
             raise RuleError(f"pile top {top!r} is neither 1..10 nor 'down'")
         top = int(text)
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= 10:

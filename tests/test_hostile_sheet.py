@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from scoring.errors import RuleError, TalleroError, UsageError
 from scoring.names import clean_text, name_key
-from scoring.parse import INT64_MAX, parse_counts, split_pairs, whole_number
+from scoring.parse import INT64_MAX, parse_counts, split_pairs, split_tops, whole_number
 from scoring.schema import LEDGER_FILE
 
 # TALLERO_FUZZ_LONG=1: many more examples per property (minutes, not seconds).
@@ -251,6 +251,27 @@ def test_split_pairs_never_lets_a_control_character_through(items):
         return
     for name, _ in pairs:
         assert not any(unicodedata.category(c).startswith("C") for c in name)
+
+
+@given(TEXT)
+@settings(max_examples=examples(300), deadline=None)
+def test_typed_pile_tops_are_tops_or_one_error(text):
+    """``--piles`` and the page's typed tops: commas or spaces between, each 1..10 or down."""
+    try:
+        tops = split_tops(text)
+    except TalleroError as exc:
+        assert "\n" not in str(exc)
+        return
+    for top in tops:
+        assert top.lower() in ("down", "d", "x") or 1 <= int(top) <= 10, top
+
+
+def test_typed_pile_tops_take_commas_or_spaces():
+    assert split_tops(" 10, down 7,,") == ["10", "down", "7"]
+    assert split_tops("") == []
+    for bad in ("10, 11", "\u00b2", "\u0663", "\uff11"):  # ², Arabic-Indic 3, fullwidth 1
+        with pytest.raises(TalleroError, match="neither 1..10 nor 'down'"):
+            split_tops(bad)
 
 
 @given(
