@@ -180,13 +180,11 @@ def pile_tops(piles: str | None) -> list[str] | None:
     """``--piles 10,down,7`` as a list of tops (checked by `scoring.crosscheck`)."""
     if piles is None:
         return None
-    from scoring.crosscheck import pile_size
+    from scoring.parse import split_tops
 
-    tops = [t.strip() for t in piles.split(",") if t.strip()]
+    tops = split_tops(piles)  # a bad top is refused before any photo is counted
     if not tops:
         raise UsageError("--piles needs at least one pile top (1..10 or 'down')")
-    for top in tops:
-        pile_size(top)  # a bad top is refused before any photo is counted
     return tops
 
 

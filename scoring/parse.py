@@ -87,6 +87,17 @@ def parse_counts(items: Iterable[str], what: str) -> dict[str, int]:
     return counts
 
 
+def split_tops(text: str) -> list[str]:
+    """``"10, down, 7"`` (commas or spaces between) -> ``["10", "down", "7"]``: the Dutch
+    piles' top cards as typed, each checked (1..10 or ``down``; one line otherwise)."""
+    from scoring.crosscheck import pile_size
+
+    tops = [t.strip() for t in text.replace(" ", ",").split(",") if t.strip()]
+    for top in tops:
+        pile_size(top)
+    return tops
+
+
 def parse_pile_tops(items: Iterable[str]) -> dict[int, str]:
     """``["3=7,5=down"]`` -> ``{3: "7", 5: "down"}``: Dutch piles of a piles photo (their
     ids, from 1) and the top cards a person gives them (1..10, or ``down``); an id given

@@ -289,12 +289,9 @@ class RoundDesk:
 def typed_tops(text: str | None) -> list[str] | None:
     """The Dutch piles' top cards as typed on the page (``10, down, 7``; None when left
     empty); a top that is neither 1..10 nor ``down`` is refused with one line."""
-    from scoring.crosscheck import pile_size
+    from scoring.parse import split_tops
 
-    tops = [t.strip() for t in (text or "").replace(" ", ",").split(",") if t.strip()]
-    for top in tops:
-        pile_size(top)
-    return tops or None
+    return split_tops(text or "") or None
 
 
 def _name_photos(message: str, dutch: Path, blitz: Path | None, piles: Path | None) -> str:
