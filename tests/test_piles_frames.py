@@ -11,12 +11,13 @@ from vision.piles.frames import merge_frames
 from vision.piles.read import Pile, Piles
 
 
-def pile(cx: float, cy: float, top: int | None, down: bool = False, conf: float = 0.95) -> Pile:
+def pile(cx: float, cy: float, top: int | None, down: bool = False, color: str = "red") -> Pile:
     corners = np.array(
         [[cx - 28, cy - 43], [cx + 28, cy - 43], [cx + 28, cy + 43], [cx - 28, cy + 43]],
         np.float32,
     )
-    color = None if down else "red"
+    conf = 0.95
+    color = None if down else color
     return Pile(corners, color, 10 if down else top, down, conf, (1,), top is None and not down)
 
 
@@ -78,3 +79,16 @@ def test_one_frame_is_that_frame_and_no_frame_is_an_error():
     assert merge_frames([only]) == only
     with pytest.raises(ValueError, match="no frames"):
         merge_frames([])
+
+
+def test_two_colours_seen_at_one_place_ask_even_where_one_frame_reads_a_top():
+    """A box in one frame read green 7 where the other frames saw a blue card unread: two
+    cards, or a box drawn over two, lie there; it is not taken as a pile of 7."""
+    frames = [
+        frame(pile(100, 100, None, color="blue")),
+        frame(pile(104, 102, 7, color="green")),
+        frame(pile(101, 99, None, color="green")),
+    ]
+    assert merge_frames(frames).uncertain == [1]
+    same = [frame(pile(100, 100, None, color="green")), frame(pile(104, 102, 7, color="green"))]
+    assert merge_frames(same).complete

@@ -8,8 +8,11 @@ between frames, far less than a card), and each pile is judged over its frames:
 
 - a pile sure in some frames, all of which read the same top (or face down), seen in at
   least half the frames, is sure of that top;
-- a pile whose sure frames read two different tops, or seen in fewer than half the frames
-  with a sure read, is to look at (never a vote: two readings that disagree are a doubt);
+- a pile whose sure frames read two different tops, or whose frames saw two colours (or
+  it face up and face down), or seen in fewer than half the frames with a sure read, is to
+  look at (never a vote: two readings that disagree are a doubt; two colours at one place
+  are two cards, or one box drawn over two, as a doubled box on a top next to another
+  pile's card);
 - a pile seen in fewer than half the frames, and sure in none, is dropped: a passing
   shadow or a hand's edge taken for a card in one frame is no pile.
 
@@ -70,7 +73,8 @@ def _judged(place: _Seen, frames: int) -> Pile | None:
     if not sure:
         return first if often else None
     tops = {(p.top, p.down) for p in sure}
-    if len(tops) > 1 or not often:
+    looks = {"down" if p.down else p.color for p in place.piles} - {None}
+    if len(tops) > 1 or len(looks) > 1 or not often:
         return replace(first, uncertain=True)
     best = max(sure, key=lambda p: p.confidence)
     if best is first:
