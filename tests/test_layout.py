@@ -27,7 +27,18 @@ ALLOWED: dict[str, set[str]] = {
     "live": {"core", "detect", "name", "count"},
     "train": {"core", "detect", "name", "count", "evaluate", "live", "synth"},
     "synth": {"core"},
-    "lab": {"core", "detect", "name", "count", "enroll", "evaluate", "live", "synth", "train"},
+    "lab": {
+        "core",
+        "detect",
+        "name",
+        "count",
+        "enroll",
+        "evaluate",
+        "live",
+        "piles",
+        "synth",
+        "train",
+    },
 }
 
 
