@@ -158,10 +158,7 @@ class PilesTaken:
 
     def line(self) -> str:
         """The piles for the panel and the key's reply."""
-        text = f"Dutch piles: {len(self.read.piles)}, total {self.read.total}"
-        if not self.read.complete:
-            text += " (look at " + ", ".join(f"#{i}" for i in self.read.uncertain) + ")"
-        return text
+        return self.read.summary()
 
 
 class PilesReader:

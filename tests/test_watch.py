@@ -386,7 +386,7 @@ def test_p_reads_the_dutch_piles_and_their_total_settles_the_round(tallero, home
     assert messages[20].startswith("nothing written: round 1 has exactly these counts")
     keys = {15: "p", 16: "d", 17: "c"}
     messages, _ = window_run(home, ticks, keys, lambda image: piles_of(4, None))
-    assert messages[16] == "Dutch piles: 2, total 4 (look at #2) taken"
+    assert messages[16] == "Dutch piles: 2, total 4 (not all read: look at #2) taken"
     assert "the top of Dutch pile(s) #2 in the piles photo was not read" in messages[18]
 
 

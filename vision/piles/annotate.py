@@ -37,9 +37,7 @@ def annotate_piles(image_bgr: np.ndarray, piles: Piles) -> np.ndarray:
         label = f"#{k + 1} {top}".strip() + ("?" if p.uncertain else "")
         label += " (given)" if k + 1 in given else ""
         CountAnnotator._label(out, label, p.corners.mean(axis=0), colour, font_scale)
-    text = f"Dutch piles: {len(piles.piles)}, total {piles.total}"
-    if not piles.complete:
-        text += f" (not all read: look at {', '.join(f'#{i}' for i in piles.uncertain)})"
+    text = piles.summary()
     scale = max(0.45, 0.55 * unit)
     (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
     cv2.rectangle(out, (4, 4), (16 + tw, 16 + th), (255, 255, 255), -1)

@@ -155,6 +155,14 @@ class Piles:
         """Whether every pile's top was read, so `total` is the round's Dutch cards."""
         return not self.uncertain
 
+    def summary(self) -> str:
+        """One line: how many piles, their total and the piles to look at (the annotated
+        photo's heading, the watch panel)."""
+        text = f"Dutch piles: {len(self.piles)}, total {self.total}"
+        if not self.complete:
+            text += f" (not all read: look at {', '.join(f'#{i}' for i in self.uncertain)})"
+        return text
+
     @property
     def small_unread(self) -> list[int]:
         """Ids of the face-up piles whose top was not read and lies under `SMALL_TOP_PX`."""
