@@ -110,6 +110,10 @@ class RoundTaker:
             where it finds none).
         piles_frames: ``p`` reads this many STEADY frames, ``piles_every_s`` apart, and
             judges each pile over them (`vision.piles.frames.merge_frames`).
+        same_table: whether two frames show the same table; a frame ``p`` would read
+            that does not show the first one's (a hand over the piles, the camera moved)
+            starts the reading again from it, so only a calm table's frames are judged
+            together (a pile under a hand in most of them would be dropped).
     """
 
     def __init__(
@@ -123,6 +127,7 @@ class RoundTaker:
         read_piles: Callable[[Any], Piles] | None = None,
         piles_frames: int = 1,
         piles_every_s: float = 0.0,
+        same_table: Callable[[Any, Any], bool] | None = None,
     ) -> None:
         self.home = home
         self.game_id = game_id
@@ -136,6 +141,7 @@ class RoundTaker:
         self.read_piles = read_piles
         self.piles: PilesTaken | None = None
         self.piles_frames, self.piles_every_s = piles_frames, piles_every_s
+        self.same_table = same_table
         self.reading: list[tuple[Piles, Any]] = []  # the frames ``p`` has read so far
         self.read_t = 0.0
 
@@ -192,12 +198,7 @@ class RoundTaker:
         if key == "p" and self.read_piles is not None:
             if not tick.view.steady:
                 return Reply("wait for STEADY to read the Dutch piles", error=True)
-            try:
-                first = self.read_piles(tick.image)
-            except ImageError:
-                return Reply("no Dutch piles found in this frame", error=True)
-            self.piles, self.reading, self.read_t = None, [(first, tick.image)], tick.t
-            return self.piles_read()
+            return self.start_piles(tick)
         if key == "a":
             self.accept = not self.accept
             return Reply("flagged cards accepted" if self.accept else "accept withdrawn")
@@ -220,6 +221,8 @@ class RoundTaker:
             return None
         if tick.t - self.read_t < self.piles_every_s - 1e-6:  # frame times in float
             return None
+        if self.same_table is not None and not self.same_table(self.reading[0][1], tick.image):
+            return self.start_piles(tick, "the picture changed; ")
         try:
             read = self.read_piles(tick.image)
         except ImageError:  # a frame where no pile is found sees none of them
@@ -227,6 +230,18 @@ class RoundTaker:
         self.reading.append((read, tick.image))
         self.read_t = tick.t
         return self.piles_read()
+
+    def start_piles(self, tick: Tick, why: str = "") -> Reply:
+        """Read ``tick``'s frame as the first for ``p`` (``why`` begins the reply)."""
+        self.piles, self.reading = None, []
+        try:
+            first = self.read_piles(tick.image) if self.read_piles is not None else None
+        except ImageError:
+            first = None
+        if first is None:
+            return Reply(f"{why}no Dutch piles found in this frame", error=True)
+        self.reading, self.read_t = [(first, tick.image)], tick.t
+        return Reply(why + self.piles_read().message)
 
     def piles_read(self) -> Reply:
         """Once ``piles_frames`` frames are read, the piles judged over them are taken."""
@@ -429,6 +444,7 @@ def watch(
     from scoring.home import tallero_home
     from vision.live.settings import LiveSettings
     from vision.live.sources import Recorder, open_source, parse_size
+    from vision.live.still import StillCheck
     from vision.live.tally import SortTally
     from vision.live.watch import JsonLines, Watcher, watch_events
     from vision.live.window import HighguiWindow, Panel, has_display
@@ -477,6 +493,7 @@ def watch(
             PilesReader(model, profile, threads, decks).read,
             settings.piles_frames,
             settings.piles_every_s,
+            StillCheck(settings).same_table,
         )
         run_window(events, window, taker, Panel(rows or [(d, d) for d in decks]))
     finally:

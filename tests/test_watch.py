@@ -450,3 +450,40 @@ def test_p_reads_several_frames_and_a_top_one_leaves_unread_another_reads(taller
     assert [e["role"] for e in rev["evidence"]] == ["dutch", "piles", "piles", "piles"]
     audit = tallero("audit", "1", "--json").json()["piles"]["photo"]
     assert (audit["committed"], audit["committed_complete"]) == (6, True)
+
+
+def test_p_starts_again_where_the_picture_changes_between_its_frames(tallero, home) -> None:
+    """A frame that does not show the first frame's picture (a hand over the piles) starts
+    the reading again from it: only a calm table's three frames are judged together."""
+    from commands.live import RoundTaker
+    from vision.live.window import Panel
+    from vision.piles.read import Pile, Piles
+
+    def at(x: float, top: int | None) -> Pile:
+        corners = np.array([[x, 10], [x + 40, 10], [x + 40, 70], [x, 70]], np.float32)
+        return Pile(corners, "red", top, False, 1.0, (), top is None)
+
+    reads = iter([(4, None), (4, None), (4, 2), (4, None)])
+
+    def read_piles(image: Any) -> Piles:
+        a, b = next(reads)
+        return Piles("frame", (200, 160), (at(20, a), at(120, b)), {"name": "stub-piles"})
+
+    assert tallero("game", "new", *SEATS).code == 0
+    ticks = run_script(lambda k: "abcdef", 30)
+    hand = ticks[17].image
+
+    def same_table(first: Any, image: Any) -> bool:
+        return image is not hand
+
+    taker = RoundTaker(
+        home, 1, home / "snapshots", None, None, None, read_piles, 3, 0.2, same_table
+    )
+    messages, _ = keyed_window(ticks, {15: "p", 23: "d", 24: "c"}, taker, Panel([]))
+    assert messages[16] == "reading the Dutch piles: frame 1 of 3"
+    assert messages[17] == "the picture changed; reading the Dutch piles: frame 1 of 3"
+    assert messages[19] == "reading the Dutch piles: frame 2 of 3"
+    assert messages[21] == "Dutch piles: 2, total 6 taken"
+    assert messages[25] == "round 1 committed with its evidence"
+    rev = tallero("history", "1", "--json").json()["revisions"][0]
+    assert [e["role"] for e in rev["evidence"]] == ["dutch", "piles", "piles", "piles"]

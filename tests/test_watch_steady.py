@@ -118,6 +118,19 @@ def test_still_check_tells_noise_and_exposure_from_a_card_put_down() -> None:
     assert not check.due(0.9) and check.due(1.0)
 
 
+def test_two_frames_of_one_picture_are_told_from_a_frame_with_a_hand() -> None:
+    """`StillCheck.same_table` (how `p` keeps its frames to a calm table)."""
+    from vision.synth.video import painted_hand
+
+    check = StillCheck(LiveSettings())
+    base = picture("abde")
+    assert check.same_table(base, noisy(base, 1, gain=1.1))
+    h, w = base.shape[:2]
+    alpha = painted_hand((w, h), (w * 0.5, h * 0.5), 1.0)[..., None]
+    hand = base * (1 - alpha) + np.array([110, 150, 205], np.float32) * alpha
+    assert not check.same_table(base, hand.astype(np.uint8))
+
+
 def test_still_check_off_never_says_still() -> None:
     check = StillCheck(LiveSettings(still_px=-1))
     base = picture("ab")

@@ -73,7 +73,11 @@ class LiveSettings:
         piles_frames: ``p`` reads the Dutch piles off this many STEADY frames and judges
             each pile over them (`vision.piles.frames`): a top one frame's noise leaves
             unread another frame reads ...
-        piles_every_s: ... each at least this long after the one before.
+        piles_every_s: ... each at least this long after the one before, and each showing
+            the first one's table (`StillCheck.same_table`: at most ``piles_calm_px``
+            pixels of its thumbnail changed by more than ``piles_calm_level`` grey levels),
+            else the reading starts again from it: a hand over the piles in most frames
+            would hide a pile, and a pile seen in fewer than half the frames is dropped.
     """
 
     count_every_s: float = 0.125
@@ -107,6 +111,8 @@ class LiveSettings:
     track_match_cost: float = 0.8
     piles_frames: int = 3
     piles_every_s: float = 0.2
+    piles_calm_px: int = 24
+    piles_calm_level: float = 60.0
 
     def __post_init__(self) -> None:
         if self.piles_frames < 1:

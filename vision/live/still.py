@@ -45,16 +45,36 @@ class StillCheck:
             small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         return small.astype(np.float32)
 
+    @staticmethod
+    def changed(thumb: Array, reference: Array, level: float) -> int:
+        """Pixels of ``thumb`` that differ from ``reference`` by more than ``level`` grey
+        levels, the mean change (exposure) taken off; all of them where the sizes differ."""
+        if reference.shape != thumb.shape:
+            return int(thumb.size)
+        diff = thumb - reference
+        diff -= float(diff.mean())
+        return int(np.count_nonzero(np.abs(diff) > level))
+
+    def alike(self, thumb: Array, reference: Array) -> bool:
+        """Whether two thumbnails show the same picture: at most ``still_px`` pixels differ
+        by more than ``still_level`` grey levels."""
+        s = self.settings
+        return s.still_px >= 0 and self.changed(thumb, reference, s.still_level) <= s.still_px
+
+    def same_table(self, image: Array, other: Array) -> bool:
+        """Whether two frames show the same table, nothing over it: at most
+        ``piles_calm_px`` thumbnail pixels differ by more than ``piles_calm_level`` (a hand
+        changes a patch by far more; shake, noise and exposure, which `alike` is strict
+        about, hardly any by that much)."""
+        s = self.settings
+        level = s.piles_calm_level
+        return self.changed(self.thumbnail(other), self.thumbnail(image), level) <= s.piles_calm_px
+
     def still(self, thumb: Array) -> bool:
         """Whether ``thumb`` shows the picture of the spell under way; if not, it begins a
         new spell."""
-        s = self.settings
-        ref = self._reference
-        if s.still_px >= 0 and ref is not None and ref.shape == thumb.shape:
-            diff = thumb - ref
-            diff -= float(diff.mean())
-            if int(np.count_nonzero(np.abs(diff) > s.still_level)) <= s.still_px:
-                return True
+        if self._reference is not None and self.alike(thumb, self._reference):
+            return True
         self._reference = thumb
         return False
 
