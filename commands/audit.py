@@ -128,18 +128,11 @@ def piles_again(counts: Sequence[Count], given_tops: Mapping[int, str]) -> dict[
     """The Dutch piles read again off the piles photo's counts: one photo, or the frames
     ``watch`` read them over (judged over all of them, as ``p`` judged them), with the
     tops given by hand; ``total`` and ``complete``."""
-    from scoring.errors import ImageError
     from vision.piles.frames import merge_frames
-    from vision.piles.read import Piles, read_piles
+    from vision.piles.read import piles_seen
 
-    reads = []
-    for count in counts:
-        try:
-            reads.append(read_piles(count))
-        except ImageError:  # a frame (or photo) where no pile is found sees none
-            reads.append(Piles(count.image, count.size, (), count.model))
     try:
-        piles = merge_frames(reads).with_tops(given_tops)
+        piles = merge_frames([piles_seen(count) for count in counts]).with_tops(given_tops)
     except UsageError:  # fewer piles than the tops given
         return {"total": 0, "complete": False}
     if not piles.piles:

@@ -417,23 +417,32 @@ def test_a_long_reply_is_wrapped_on_the_panel_not_cut() -> None:
     assert len(cut[1]) <= 48
 
 
-def test_p_reads_several_frames_and_a_top_one_leaves_unread_another_reads(tallero, home) -> None:
-    """With ``piles_frames`` 3, ``p`` reads three STEADY frames 0.2 s apart: the second reads
-    the top the first and third leave unread, so the total is complete; ``c`` waits until
-    the three are read, and every frame read is kept as evidence."""
-    from commands.live import RoundTaker
-    from vision.live.window import Panel
+def two_piles_read(frames: list[tuple[int | None, int | None]]) -> Any:
+    """A stub of ``read_piles`` giving, frame after frame, two piles side by side with these
+    tops (None: unread)."""
     from vision.piles.read import Pile, Piles
 
     def at(x: float, top: int | None) -> Pile:
         corners = np.array([[x, 10], [x + 40, 10], [x + 40, 70], [x, 70]], np.float32)
         return Pile(corners, "red", top, False, 1.0, (), top is None)
 
-    reads = iter([(4, None), (4, 2), (4, None)])
+    reads = iter(frames)
 
-    def read_piles(image: Any) -> Piles:
+    def read(image: Any) -> Piles:
         a, b = next(reads)
         return Piles("frame", (200, 160), (at(20, a), at(120, b)), {"name": "stub-piles"})
+
+    return read
+
+
+def test_p_reads_several_frames_and_a_top_one_leaves_unread_another_reads(tallero, home) -> None:
+    """With ``piles_frames`` 3, ``p`` reads three STEADY frames 0.2 s apart: the second reads
+    the top the first and third leave unread, so the total is complete; ``c`` waits until
+    the three are read, and every frame read is kept as evidence."""
+    from commands.live import RoundTaker
+    from vision.live.window import Panel
+
+    read_piles = two_piles_read([(4, None), (4, 2), (4, None)])
 
     assert tallero("game", "new", *SEATS).code == 0
     ticks = run_script(lambda k: "abcdef", 30)
@@ -457,17 +466,8 @@ def test_p_starts_again_where_the_picture_changes_between_its_frames(tallero, ho
     the reading again from it: only a calm table's three frames are judged together."""
     from commands.live import RoundTaker
     from vision.live.window import Panel
-    from vision.piles.read import Pile, Piles
 
-    def at(x: float, top: int | None) -> Pile:
-        corners = np.array([[x, 10], [x + 40, 10], [x + 40, 70], [x, 70]], np.float32)
-        return Pile(corners, "red", top, False, 1.0, (), top is None)
-
-    reads = iter([(4, None), (4, None), (4, 2), (4, None)])
-
-    def read_piles(image: Any) -> Piles:
-        a, b = next(reads)
-        return Piles("frame", (200, 160), (at(20, a), at(120, b)), {"name": "stub-piles"})
+    read_piles = two_piles_read([(4, None), (4, None), (4, 2), (4, None)])
 
     assert tallero("game", "new", *SEATS).code == 0
     ticks = run_script(lambda k: "abcdef", 30)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from vision.evaluate.metrics import counted_scenes
-from vision.piles.read import Piles, read_piles
+from vision.piles.read import Piles, piles_seen
 
 
 @dataclass
@@ -127,15 +127,7 @@ def evaluate_piles(
     for truth, count in counted_scenes(directory, counter, limit, progress):
         if truth.get("dutch_piles") is None:
             continue
-        try:
-            piles = read_piles(count)
-        except Exception as exc:  # noqa: BLE001 - a photo with no card is scored as all missed
-            from scoring.errors import ImageError
-
-            if not isinstance(exc, ImageError):
-                raise
-            piles = Piles(count.image, count.size, (), count.model)
-        ev.add(truth, piles)
+        ev.add(truth, piles_seen(count))  # a photo with no pile found: all missed
     return ev
 
 

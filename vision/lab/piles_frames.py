@@ -28,10 +28,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from scoring.errors import ImageError
 from vision.evaluate.piles import PilesEvaluation
 from vision.piles.frames import merge_frames
-from vision.piles.read import Piles, read_piles
+from vision.piles.read import piles_seen
 
 # The photo's cards fill the frame less this share around them (a table seen whole).
 MARGIN = 1.16
@@ -136,13 +135,7 @@ def main(argv: list[str] | None = None) -> None:
         if photo is None:
             raise SystemExit(f"cannot read {image}")
         frames, maps = film(photo, truth, size, a.frames, rng)
-        reads = []
-        for frame in frames:
-            count = counter.count(frame, name=truth["image"], decks=decks)
-            try:
-                reads.append(read_piles(count))
-            except ImageError:
-                reads.append(Piles(count.image, count.size, (), count.model))
+        reads = [piles_seen(counter.count(f, name=truth["image"], decks=decks)) for f in frames]
         first = dict(
             truth,
             dutch_piles=[

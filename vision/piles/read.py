@@ -302,6 +302,15 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
     )
 
 
+def piles_seen(count: Count) -> Piles:
+    """`read_piles` of ``count``, or no piles where it finds none: one frame of several, or
+    a photo scored against its truth, that sees no pile is a read of none, not an error."""
+    try:
+        return read_piles(count)
+    except ImageError:
+        return Piles(count.image, count.size, (), count.model)
+
+
 def below_top(i: int, top: int, cards: Cards) -> bool:
     """Whether card ``i`` of a pile, found less surely than its ``top``, cannot change the
     pile's size: it is not the top, and its number is read and no higher than the top's
