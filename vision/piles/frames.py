@@ -16,7 +16,9 @@ between frames, far less than a card), and each pile is judged over its frames:
   at (never a vote: two readings that disagree are a doubt). The colour of a face is not
   compared: on art the models never learned it changes from frame to frame;
 - a pile seen in fewer than half the frames, and sure in none, is dropped: a passing
-  shadow or a hand's edge taken for a card in one frame is no pile.
+  shadow or a hand's edge taken for a card in one frame is no pile. So the frames must
+  show one calm table: a hand over an unread pile in most of them would drop it (`watch`
+  judges together only frames that show the first one's table, `StillCheck.same_table`).
 
 The piles keep the first frame's reading order, picture and ids (piles first seen later
 come after), so the annotated first frame shows them where they lie.
