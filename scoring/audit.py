@@ -110,9 +110,12 @@ def review_list(
                 }
             )
     cards: list[tuple[int, dict[str, Any]]] = []
+    roles: set[str] = set()
     for r in recounts:
-        if r.count is None:
+        # a role's later photos (the frames `watch` read the piles over) show its cards again
+        if r.count is None or r.role in roles:
             continue
+        roles.add(r.role)
         flagged = set(r.count.get("uncertain", []))
         for card in r.count.get("cards", []):
             item = {

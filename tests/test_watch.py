@@ -457,8 +457,14 @@ def test_p_reads_several_frames_and_a_top_one_leaves_unread_another_reads(taller
     assert messages[22] == "round 1 committed with its evidence"
     rev = tallero("history", "1", "--json").json()["revisions"][0]
     assert [e["role"] for e in rev["evidence"]] == ["dutch", "piles", "piles", "piles"]
-    audit = tallero("audit", "1", "--json").json()["piles"]["photo"]
-    assert (audit["committed"], audit["committed_complete"]) == (6, True)
+    audit = tallero("audit", "1", "--json").json()
+    assert (
+        audit["piles"]["photo"]["committed"],
+        audit["piles"]["photo"]["committed_complete"],
+    ) == (6, True)
+    # the frames show the same cards: the audit lists each to look at once
+    listed = [(i["role"], i["card"]) for i in audit["review"] if i["role"] == "piles"]
+    assert listed and len(listed) == len(set(listed))
 
 
 def test_p_starts_again_where_the_picture_changes_between_its_frames(tallero, home) -> None:
