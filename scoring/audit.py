@@ -202,15 +202,7 @@ def piles_photo_totals(
 ) -> dict[str, Any] | None:
     """The Dutch piles' total read off the round's piles photo when it was scored, and read
     again today (with whether every top was read); None for a round without one."""
-    then = next(
-        (
-            e.detections
-            for rev in revisions
-            for e in rev.evidence
-            if e.role == "piles" and isinstance(e.detections, dict)
-        ),
-        None,
-    )
+    then = piles_evidence(revisions)
     if then is None:
         return None
     now = next((r.count for r in recounts if r.role == "piles" and r.count is not None), None)
@@ -224,15 +216,22 @@ def piles_photo_totals(
     }
 
 
+def piles_evidence(revisions: Sequence[Revision]) -> Mapping[str, Any] | None:
+    """What the round's piles photo (or the first frame ``watch`` read them over) keeps as
+    its detections when it was scored: the piles' JSON; None for a round without one."""
+    for rev in revisions:
+        for e in rev.evidence:
+            if e.role == "piles" and isinstance(e.detections, dict):
+                return e.detections
+    return None
+
+
 def given_pile_tops(revisions: Sequence[Revision]) -> dict[int, str]:
     """The pile tops given by hand when the round was scored (pile id -> top, as
     ``--fix-piles`` takes them), from its piles photo's evidence: an audit reads the photo
     again with them, so that the totals compare what the camera read."""
-    for rev in revisions:
-        for e in rev.evidence:
-            if e.role == "piles" and isinstance(e.detections, dict):
-                return {int(g["id"]): str(g["top"]) for g in e.detections.get("given") or []}
-    return {}
+    then = piles_evidence(revisions) or {}
+    return {int(g["id"]): str(g["top"]) for g in then.get("given") or []}
 
 
 def _total(rows: Sequence[Mapping[str, Any]], key: str) -> int | None:
