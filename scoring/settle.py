@@ -74,6 +74,15 @@ class Settlement:
             return ()
         return tuple(p for p in self.before if len({f[p] for f in self.fits}) > 1)
 
+    def choices(self) -> tuple[dict[str, int], ...]:
+        """Not settled, several fitting: the fits listed (at most ``MAX_LISTED``, the
+        likeliest first), each as the counts of `players_to_look` alone, for a person to
+        choose from; empty otherwise."""
+        if self.settled is not None:
+            return ()
+        look = self.players_to_look
+        return tuple({p: f[p] for p in look} for f in self.fits[:MAX_LISTED])
+
     def note(self) -> str:
         """One line for the evidence and the report."""
         before = ", ".join(f"{p} {n}" for p, n in self.before.items())

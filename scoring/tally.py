@@ -47,6 +47,10 @@ class PhotoRound:
     # What the Dutch piles' total (a piles photo) said of the Dutch counts, when it settled
     # them or could not (`scoring.settle`); kept with the round's evidence.
     settled: str | None = None
+    # Several Dutch counts fit the piles' total: each fit, as the counts of the players
+    # whose count differs between them, the likeliest first (`Settlement.choices`), for a
+    # person to choose one (the choice is a correction by hand).
+    fits: tuple[dict[str, int], ...] = ()
 
 
 def photo_limit(label: str) -> int:
@@ -183,6 +187,7 @@ def round_from_tallies(
             "check the Blitz photo"
         )
     settled = None
+    fits: tuple[dict[str, int], ...] = ()
     confirm = "the piles photo shows every Dutch pile"
     typed = check_dutch_piles(piles, per_player["Dutch"]) if piles is not None else None
     if pile_total is None and typed is not None:
@@ -215,6 +220,7 @@ def round_from_tallies(
             if settlement.shown is not None:
                 per_player["Dutch"] = settlement.shown
             problems.append(settlement.note())
+            fits = settlement.choices()
     if typed is not None and typed.too_many_piles:
         problems.append(typed.too_many_piles)
     return PhotoRound(
@@ -224,4 +230,5 @@ def round_from_tallies(
         tuple(corrections),
         ranges,
         settled,
+        fits,
     )

@@ -295,7 +295,7 @@ def test_dataset_synth_sort_refuses_too_many_cards(tallero, tmp_path: Path) -> N
 def tally_window(home: Path, keys: dict[int, str], still: str) -> tuple[list[str], Any]:
     """Three cards laid one a second (pump, pump, carriage), 8 s at 10 fps through the
     watch loop with a tally; ``still``: the cards the still count of ``d`` sees."""
-    from commands.live import RoundTaker
+    from commands.taker import RoundTaker
     from vision.live.settings import LiveSettings
     from vision.live.watch import Tick, Watcher
     from vision.live.window import Panel

@@ -286,7 +286,7 @@ SEATS = ("Ann=pump", "Ben=carriage", "Cy=plow", "Dee=pail")
 def window_run(
     home: Path, ticks: list[Any], keys: dict[int, str], read_piles: Any = None
 ) -> tuple[Any, StubScreen]:
-    from commands.live import RoundTaker
+    from commands.taker import RoundTaker
     from vision.live.window import Panel
 
     taker = RoundTaker(home, 1, home / "snapshots", read_piles=read_piles)
@@ -439,7 +439,7 @@ def test_p_reads_several_frames_and_a_top_one_leaves_unread_another_reads(taller
     """With ``piles_frames`` 3, ``p`` reads three STEADY frames 0.2 s apart: the second reads
     the top the first and third leave unread, so the total is complete; ``c`` waits until
     the three are read, and every frame read is kept as evidence."""
-    from commands.live import RoundTaker
+    from commands.taker import RoundTaker
     from vision.live.window import Panel
 
     read_piles = two_piles_read([(4, None), (4, 2), (4, None)])
@@ -470,7 +470,7 @@ def test_p_reads_several_frames_and_a_top_one_leaves_unread_another_reads(taller
 def test_p_starts_again_where_the_picture_changes_between_its_frames(tallero, home) -> None:
     """A frame that does not show the first frame's picture (a hand over the piles) starts
     the reading again from it: only a calm table's three frames are judged together."""
-    from commands.live import RoundTaker
+    from commands.taker import RoundTaker
     from vision.live.window import Panel
 
     read_piles = two_piles_read([(4, None), (4, None), (4, 2), (4, None)])

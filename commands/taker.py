@@ -1,0 +1,325 @@
+"""The live window's keys: the counts taken from the steady table, the Dutch piles read over
+several frames, and the round committed from them as ``score --commit`` commits one."""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from commands.piles import PilesTaken
+from scoring.errors import ImageError, TalleroError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from vision.count.result import Count
+    from vision.live.tally import SortTally
+    from vision.live.watch import Tick
+    from vision.piles.read import Piles
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A steady count taken with a key: the count, the frame it was taken on."""
+
+    count: Count
+    image: Any  # BGR frame
+
+    def detections(self) -> dict[str, Any]:
+        """The evidence's detections: every card of the steady count."""
+        return self.count.to_json()
+
+    @property
+    def model(self) -> str:
+        """The name of the models that counted the frame."""
+        return str(self.count.model.get("name", ""))
+
+
+@dataclass(frozen=True)
+class TallyTaken:
+    """The tally taken as the Dutch counts (``d`` with ``--tally``), beside the still count
+    of the finished spread on the frame it was taken on.
+
+    Attributes:
+        counts: the tally per deck.
+        still: the still count of the frame.
+        image: the frame (BGR).
+        events: the tally's events so far (counted, moved, undone), as printed.
+        differences: where the two disagree beyond the still count's range (flagged).
+    """
+
+    counts: dict[str, int]
+    still: Count
+    image: Any
+    events: list[dict[str, Any]]
+    differences: tuple[str, ...]
+
+    def detections(self) -> dict[str, Any]:
+        """The evidence's detections: the still count's cards, the tally and its events
+        (every undo with the frame whose card it took back)."""
+        return {**self.still.to_json(), "tally": {"counts": self.counts, "events": self.events}}
+
+    @property
+    def model(self) -> str:
+        """The name of the models that counted the frame as a still photo."""
+        return str(self.still.model.get("name", ""))
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a key did: a line for the panel, whether it is a problem, whether to quit."""
+
+    message: str
+    error: bool = False
+    quit: bool = False
+
+
+class RoundTaker:
+    """The window's keys: take the steady count as Dutch (``d``) or Blitz (``b``), read the
+    Dutch piles before the sort (``p``: their total settles the round as a piles photo's
+    does), accept the flagged cards (``a``), commit the round (``c``, as ``score
+    --commit``), save a snapshot (``s``), quit (``q``). Nothing is committed without ``c``.
+
+    With a ``tally`` (``watch --tally``), ``d`` takes the tally as the Dutch counts and
+    counts the frame as a still photo with ``count_still``: where the two disagree beyond
+    the still count's range the round needs ``a`` before ``c``; ``u`` undoes the last card
+    counted.
+
+    Args:
+        home: Tallero's home (ledger, evidence).
+        game_id: the game the round belongs to (``None``: no game, ``c`` says so).
+        snapshots: folder for ``s``.
+        tally: the tally while sorting, if any.
+        count_still: counts one frame as a still photo (needed with ``tally``).
+        labels: deck -> how the panel names it (``Ann (pump)``).
+        read_piles: reads the Dutch piles off one frame (for ``p``; raises ImageError
+            where it finds none).
+        piles_frames: ``p`` reads this many STEADY frames, ``piles_every_s`` apart, and
+            judges each pile over them (`vision.piles.frames.merge_frames`).
+        same_table: whether two frames show the same table; a frame ``p`` would read
+            that does not show the first one's (a hand over the piles, the camera moved)
+            starts the reading again from it, so only a calm table's frames are judged
+            together (a pile under a hand in most of them would be dropped).
+    """
+
+    def __init__(
+        self,
+        home: Path,
+        game_id: int | None,
+        snapshots: Path,
+        tally: SortTally | None = None,
+        count_still: Callable[[Any], Count] | None = None,
+        labels: dict[str, str] | None = None,
+        read_piles: Callable[[Any], Piles] | None = None,
+        piles_frames: int = 1,
+        piles_every_s: float = 0.0,
+        same_table: Callable[[Any, Any], bool] | None = None,
+    ) -> None:
+        self.home = home
+        self.game_id = game_id
+        self.snapshots = snapshots
+        self.dutch: Taken | TallyTaken | None = None
+        self.blitz: Taken | None = None
+        self.accept = False
+        self.tally = tally
+        self.count_still = count_still
+        self.labels = labels or {}
+        self.read_piles = read_piles
+        self.piles: PilesTaken | None = None
+        self.piles_frames, self.piles_every_s = piles_frames, piles_every_s
+        self.same_table = same_table
+        self.reading: list[tuple[Piles, Any]] = []  # the frames ``p`` has read so far
+        self.read_t = 0.0
+
+    def taken_lines(self) -> list[str]:
+        """The counts taken so far, for the panel."""
+        out = []
+        if isinstance(self.dutch, TallyTaken):
+            counts = ", ".join(f"{d} {n}" for d, n in self.dutch.counts.items() if n)
+            out.append(f"Dutch (tally): {counts or 'no cards'}")
+            still = self.dutch.still
+            seen = ", ".join(
+                f"{d} {n}" if still.ranges.get(d, (n, n)) == (n, n) else f"{d} {n}?"
+                for d, n in still.counts.items()
+                if n or d in self.dutch.counts
+            )
+            out.append(f"still photo: {seen or 'no cards'}")
+            out += [f"FLAG {line}" for line in self.dutch.differences]
+        for label, taken in (("Dutch", self.dutch), ("Blitz", self.blitz)):
+            if isinstance(taken, Taken):
+                counts = ", ".join(f"{d} {n}" for d, n in taken.count.counts.items() if n)
+                out.append(f"{label}: {counts or 'no cards'}")
+        if self.piles is not None:
+            out.append(self.piles.line())
+        if self.accept:
+            out.append("flagged cards accepted")
+        return out
+
+    def press(self, key: str, tick: Tick, picture: Any = None) -> Reply | None:
+        """Do what ``key`` asks with the table of ``tick``; ``None`` for other keys."""
+        if key == "q":
+            return Reply("bye", quit=True)
+        if key == "u" and self.tally is not None:
+            undone = self.tally.undo(tick.t, tick.frame)
+            if undone is None:
+                return Reply("no card to undo", error=True)
+            self.dutch = None if isinstance(self.dutch, TallyTaken) else self.dutch
+            return Reply(f"undone: card {undone.card} ({undone.deck})")
+        if key in ("d", "b"):
+            label = "Dutch" if key == "d" else "Blitz"
+            if not tick.view.steady:
+                return Reply(f"wait for STEADY to take the {label} count", error=True)
+            if key == "d" and self.tally is not None:
+                self.dutch = self.take_tally(tick)
+                flagged = len(self.dutch.differences)
+                if flagged:
+                    return Reply(f"Dutch tally taken; {flagged} difference(s) to look at (a)", True)
+                return Reply("Dutch tally taken; the still photo agrees")
+            taken = Taken(tick.view.count, tick.image)
+            if key == "d":
+                self.dutch = taken
+            else:
+                self.blitz = taken
+            return Reply(f"{label} count taken")
+        if key == "p" and self.read_piles is not None:
+            if not tick.view.steady:
+                return Reply("wait for STEADY to read the Dutch piles", error=True)
+            return self.start_piles(tick)
+        if key == "a":
+            self.accept = not self.accept
+            return Reply("flagged cards accepted" if self.accept else "accept withdrawn")
+        if key == "c":
+            if self.reading:
+                return Reply("wait: the Dutch piles are still being read", error=True)
+            try:
+                number = self.commit()
+            except TalleroError as exc:
+                return Reply(str(exc), error=True)
+            return Reply(f"round {number} committed with its evidence")
+        if key == "s":
+            return Reply(f"snapshot {self.snapshot(tick, picture)}")
+        return None
+
+    def follow(self, tick: Tick) -> Reply | None:
+        """Read one more frame for ``p`` where the piles are being read and ``tick``'s view
+        is STEADY, ``piles_every_s`` after the last; what it did, or None."""
+        if not self.reading or self.read_piles is None or not tick.view.steady:
+            return None
+        if tick.t - self.read_t < self.piles_every_s - 1e-6:  # frame times in float
+            return None
+        if self.same_table is not None and not self.same_table(self.reading[0][1], tick.image):
+            return self.start_piles(tick, "the picture changed; ")
+        try:
+            read = self.read_piles(tick.image)
+        except ImageError:  # a frame where no pile is found sees none of them
+            read = dataclasses.replace(self.reading[0][0], piles=())
+        self.reading.append((read, tick.image))
+        self.read_t = tick.t
+        return self.piles_read()
+
+    def start_piles(self, tick: Tick, why: str = "") -> Reply:
+        """Read ``tick``'s frame as the first for ``p`` (``why`` begins the reply)."""
+        self.piles, self.reading = None, []
+        try:
+            first = self.read_piles(tick.image) if self.read_piles is not None else None
+        except ImageError:
+            first = None
+        if first is None:
+            return Reply(f"{why}no Dutch piles found in this frame", error=True)
+        self.reading, self.read_t = [(first, tick.image)], tick.t
+        return Reply(why + self.piles_read().message)
+
+    def piles_read(self) -> Reply:
+        """Once ``piles_frames`` frames are read, the piles judged over them are taken."""
+        from vision.piles.frames import merge_frames
+
+        if len(self.reading) < self.piles_frames:
+            done, wanted = len(self.reading), self.piles_frames
+            return Reply(f"reading the Dutch piles: frame {done} of {wanted}")
+        reads = self.reading
+        self.reading = []
+        merged = merge_frames([read for read, _ in reads])
+        self.piles = PilesTaken(merged, reads[0][1], tuple(reads[1:]))
+        return Reply(f"{self.piles.line()} taken")
+
+    def take_tally(self, tick: Tick) -> TallyTaken:
+        """The tally as the Dutch counts, beside the still count of ``tick``'s frame."""
+        from vision.live.tally import tally_differences
+
+        if self.tally is None or self.count_still is None:
+            raise UsageError("no tally to take")
+        counts = self.tally.counts()
+        still = self.count_still(tick.image)
+        differences = tally_differences(counts, still.counts, still.ranges, self.labels)
+        events = [e.to_json() for e in self.tally.events]
+        return TallyTaken(counts, still, tick.image, events, tuple(differences))
+
+    def snapshot(self, tick: Tick, picture: Any = None) -> Path:
+        """Write the window's picture (or the frame) to the snapshots folder."""
+        import cv2
+
+        self.snapshots.mkdir(parents=True, exist_ok=True)
+        path = self.snapshots / f"watch-{time.strftime('%Y%m%d-%H%M%S')}-{tick.frame:06d}.png"
+        if not cv2.imwrite(str(path), tick.image if picture is None else picture):
+            raise UsageError(f"cannot write {path}")
+        return path
+
+    def commit(self) -> int:
+        """Commit the round from the counts taken, with the same checks and evidence as
+        ``tallero score --commit``; returns its number."""
+        import cv2
+
+        from scoring.evidence import Photo, commit_photo_round
+        from scoring.ledger import Ledger
+        from scoring.rules import build_round
+        from scoring.tally import Tally, round_from_tallies
+        from vision.count.tally import tally_of
+
+        if self.game_id is None:
+            raise UsageError("no game to commit to: start one with `tallero game new`")
+        if self.dutch is None:
+            raise UsageError("take the Dutch count first (d when STEADY)")
+        piles = self.piles.read if self.piles is not None else None
+        total = piles.total if piles is not None else None
+        unread = tuple(piles.uncertain) if piles is not None else ()
+        with Ledger.open(self.home) as ledger, tempfile.TemporaryDirectory() as tmp:
+            g = ledger.game(self.game_id)
+            blitz = tally_of(self.blitz.count) if self.blitz is not None else None
+            differences: tuple[str, ...] = ()
+            if isinstance(self.dutch, TallyTaken):
+                # the tally is one number a deck; where the still photo disagrees beyond its
+                # range, a person looks (a) before the round is committed
+                dutch = Tally(self.dutch.counts)
+                differences = tuple(f"{d}: look at the spread" for d in self.dutch.differences)
+            else:
+                dutch = tally_of(self.dutch.count)
+            result = round_from_tallies(
+                g.setup, dutch, blitz, pile_total=total, unread_piles=unread
+            )
+            if differences:
+                result = dataclasses.replace(result, problems=result.problems + differences)
+            counts = build_round(g.setup.players, result.dutch, result.blitz)
+            frames: list[tuple[str, Any, Any, str]] = [
+                (role, taken.image, taken.detections(), taken.model)
+                for role, taken in (("dutch", self.dutch), ("blitz", self.blitz))
+                if taken is not None
+            ]
+            if self.piles is not None:
+                model = self.piles.model
+                frames += [("piles", image, d, model) for image, d in self.piles.evidence()]
+            photos = []
+            for k, (role, image, detections, model) in enumerate(frames):
+                path = Path(tmp) / f"watch-{k}-{role}.png"  # lossless: the frame as counted
+                if not cv2.imwrite(str(path), image):
+                    raise UsageError(f"cannot write {path}")
+                photos.append(Photo(role, path, detections, model))
+            number = commit_photo_round(
+                ledger, self.home, g.id, counts, result, photos, self.accept, False, None
+            )
+        self.dutch = self.blitz = self.piles = None
+        self.accept = False
+        return number
