@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from commands.piles import PilesTaken
-from scoring.errors import ImageError, TalleroError, UsageError
+from scoring.errors import ImageError, NeedsForce, TalleroError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -133,6 +133,10 @@ class RoundTaker:
         self.piles_frames, self.piles_every_s = piles_frames, piles_every_s
         self.same_table = same_table
         self.reading: list[tuple[Piles, Any]] = []  # the frames ``p`` has read so far
+        # several Dutch counts fit the piles' total (``c`` said so): the fits offered on
+        # the panel, keys 1 to N, and the one chosen (a correction by hand)
+        self.fits: tuple[dict[str, int], ...] = ()
+        self.chosen: dict[str, int] | None = None
         self.read_t = 0.0
 
     def taken_lines(self) -> list[str]:
@@ -155,6 +159,11 @@ class RoundTaker:
                 out.append(f"{label}: {counts or 'no cards'}")
         if self.piles is not None:
             out.append(self.piles.line())
+        if self.chosen is not None:
+            out.append(f"Dutch chosen: {_counts_text(self.chosen)}")
+        elif self.fits:
+            out.append(f"the piles' total fits (keys 1-{len(self.fits)}):")
+            out += [f"{k}: {_counts_text(f)}" for k, f in enumerate(self.fits, 1)]
         if self.accept:
             out.append("flagged cards accepted")
         return out
@@ -169,6 +178,10 @@ class RoundTaker:
                 return Reply("no card to undo", error=True)
             self.dutch = None if isinstance(self.dutch, TallyTaken) else self.dutch
             return Reply(f"undone: card {undone.card} ({undone.deck})")
+        if key.isdigit() and self.fits:
+            return self.choose(int(key))
+        if key in ("d", "b", "p", "u"):
+            self.fits, self.chosen = (), None  # the counts they fitted are being replaced
         if key in ("d", "b"):
             label = "Dutch" if key == "d" else "Blitz"
             if not tick.view.steady:
@@ -203,6 +216,14 @@ class RoundTaker:
         if key == "s":
             return Reply(f"snapshot {self.snapshot(tick, picture)}")
         return None
+
+    def choose(self, k: int) -> Reply:
+        """Key ``k``: take the ``k``-th of the Dutch counts that fit the piles' total, as a
+        correction by hand (``c`` then commits it, without ``a``)."""
+        if not 1 <= k <= len(self.fits):
+            return Reply(f"choose 1 to {len(self.fits)}", error=True)
+        self.chosen = dict(self.fits[k - 1])
+        return Reply(f"Dutch counts chosen: {_counts_text(self.chosen)}; c commits")
 
     def follow(self, tick: Tick) -> Reply | None:
         """Read one more frame for ``p`` where the piles are being read and ``tick``'s view
@@ -297,11 +318,18 @@ class RoundTaker:
                 differences = tuple(f"{d}: look at the spread" for d in self.dutch.differences)
             else:
                 dutch = tally_of(self.dutch.count)
+            chosen = self.chosen
             result = round_from_tallies(
-                g.setup, dutch, blitz, pile_total=total, unread_piles=unread
+                g.setup, dutch, blitz, fix_dutch=chosen, pile_total=total, unread_piles=unread
             )
+            self.fits = () if chosen is not None else result.fits
             if differences:
                 result = dataclasses.replace(result, problems=result.problems + differences)
+            if result.problems and not (self.accept or result.corrections):
+                # as `score --commit` refuses it, with this window's keys first: the
+                # panel may have no room for the end of a long list of problems
+                keys = "a accepts" + (f", 1-{len(self.fits)} choose" if self.fits else "")
+                raise NeedsForce(f"not committed ({keys}): " + "; ".join(result.problems))
             counts = build_round(g.setup.players, result.dutch, result.blitz)
             frames: list[tuple[str, Any, Any, str]] = [
                 (role, taken.image, taken.detections(), taken.model)
@@ -317,9 +345,28 @@ class RoundTaker:
                 if not cv2.imwrite(str(path), image):
                     raise UsageError(f"cannot write {path}")
                 photos.append(Photo(role, path, detections, model))
+            reason = None
+            if chosen is not None and total is not None:
+                reason = (
+                    f"chosen in the window among the counts that reach the piles' total {total}"
+                )
             number = commit_photo_round(
-                ledger, self.home, g.id, counts, result, photos, self.accept, False, None
+                ledger,
+                self.home,
+                g.id,
+                counts,
+                result,
+                photos,
+                self.accept,
+                False,
+                reason,
             )
         self.dutch = self.blitz = self.piles = None
         self.accept = False
+        self.fits, self.chosen = (), None
         return number
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    """``Ann 5, Ben 3``."""
+    return ", ".join(f"{player} {n}" for player, n in counts.items())

@@ -185,6 +185,7 @@ def photo_round_json(
         "problems": list(result.problems),
         "corrections": list(result.corrections),
         "settled": result.settled,
+        "fits": [dict(f) for f in result.fits],
         "ranges": {
             label.lower(): {player: list(span) for player, span in spans.items()}
             for label, spans in result.ranges.items()

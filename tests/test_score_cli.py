@@ -242,6 +242,9 @@ def test_typed_dutch_piles_settle_the_photo_as_a_piles_photo_does(tallero, game)
     if out["settled"]:
         assert sum(c["dutch"] for c in out["players"].values()) == 27
         assert total[0].endswith("check that the typed tops give every Dutch pile, then accept")
+        assert out["fits"] == []
+    else:  # the ways, to choose one with --fix-dutch
+        assert len(out["fits"]) >= 2 and all(set(f) <= set(out["players"]) for f in out["fits"])
     # Tops that no count could reach are called out as such: 16 piles of 10 (the most four
     # players can make) lie past the highest the photo's ranges reach.
     r = tallero("score", "--dutch", str(DUTCH), "--piles", ",".join(["10"] * 16), "--json")

@@ -216,3 +216,38 @@ def test_a_piles_top_given_on_a_phone(browser_path, home, tmp_path):
         assert "11 Dutch piles, 45 cards" in phone.inner_text("body")
         fits(phone)
         phone.screenshot(path=shots / "serve-pile-top.png", full_page=True)
+
+
+def test_counts_that_reach_the_piles_total_tapped_on_a_phone(browser_path, home, tmp_path):
+    """Typed tops 10, 10, 6: several Dutch counts reach 26; the page lists them, and the
+    one tapped becomes the round's counts, committed without another question."""
+    shots = screenshots(tmp_path)
+    with served(home, browser_path) as (base, browser):
+        phone = browser.new_context(viewport=PHONE).new_page()
+        phone.set_default_timeout(WAIT_MS)
+        assert phone.goto(f"{base}/?token={TOKEN}").status == 200
+        phone.fill("input[name=players]", PLAYERS)
+        phone.click("#new-game button")
+        phone.wait_for_url(f"{base}/games/1")
+        phone.click("text=New round from photos")
+        phone.set_input_files("input[name=dutch]", DUTCH)
+        phone.fill("input[name=piles]", "10, 10, 6")
+        phone.click("#round-photos button")
+        phone.wait_for_url(f"{base}/pending/*")
+        buttons = phone.locator("#fits button")
+        assert buttons.count() >= 2
+        fits(phone)
+        phone.locator("#fits").screenshot(path=shots / "serve-fits.png")
+        last = buttons.nth(buttons.count() - 1)
+        chosen = dict(pair.rsplit(" ", 1) for pair in last.inner_text().split(", "))
+        last.click()
+        phone.wait_for_load_state()
+        assert phone.locator("#fits").count() == 0
+        for player, n in chosen.items():
+            cell = phone.locator(f"tr[data-player='{player}'] button[data-label=Dutch]")
+            assert cell.inner_text() == n
+        dutch = phone.locator("button[data-label=Dutch]").all_inner_texts()
+        assert sum(int(n) for n in dutch) == 26
+        phone.screenshot(path=shots / "serve-fit-chosen.png", full_page=True)
+        phone.click("#commit button")
+        phone.wait_for_url(f"{base}/games/1?committed=1")

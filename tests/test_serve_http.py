@@ -453,3 +453,26 @@ def test_an_iphone_heic_photo_is_counted_as_its_jpeg_is(client, home, tmp_path):
     assert as_jpeg.status_code == as_heic.status_code == 201
     assert as_heic.json()["players"] == as_jpeg.json()["players"]
     assert sorted(p.suffix for p in (home / "uploads").iterdir()) == [".heic", ".jpg"]
+
+
+def test_the_page_offers_the_counts_that_reach_the_piles_total_to_tap(client, home, tallero):
+    """Tops 10, 10, 6 (26): several Dutch counts within the photo's ranges reach it; the
+    page lists each, and tapping one takes it as corrections by hand, as ``--fix-dutch``."""
+    post(client, "/api/games", data={"players": PLAYERS})
+    dutch = {"dutch": ("d.jpg", DUTCH.read_bytes())}
+    page = post(client, "/api/games/1/rounds", files=dutch, data={"piles": "10, 10, 6"}).json()
+    pid, fits = page["pending"], page["fits"]
+    assert len(fits) >= 2
+    html = client.get(f"/pending/{pid}").text
+    assert 'id="fits"' in html and html.count(f'action="/pending/{pid}/choose"') == len(fits)
+    stale = post(client, f"/api/pending/{pid}/choose", data={"fit": "Ann=40"})
+    assert stale.status_code == 400 and stale.json()["error"].endswith("reload the page")
+    chosen = fits[-1]
+    text = ",".join(f"{p}={n}" for p, n in chosen.items())
+    after = post(client, f"/api/pending/{pid}/choose", data={"fit": text}).json()
+    assert {p: after["players"][p]["dutch"] for p in chosen} == chosen
+    assert sum(c["dutch"] for c in after["players"].values()) == 26 and after["fits"] == []
+    r = post(client, f"/api/pending/{pid}/commit")  # the choice answers the round
+    assert r.status_code == 201, r.text
+    (rev,) = tallero("history", "1", "--json").json()["revisions"]
+    assert "chosen among the Dutch counts that reach the piles' total" in rev["reason"]

@@ -111,6 +111,26 @@ def test_a_round_two_combinations_fit_asks():
     assert result.settled is None
     assert result.problems[-1].startswith("2 ways to reach the Dutch piles' total 27")
     assert "look at Ben, Cy" in result.problems[-1]
+    # offered to choose from, as the counts of the players to look at
+    assert result.fits == ({"Ben": 9, "Cy": 6}, {"Ben": 10, "Cy": 5})
+    chosen = round_from_tallies(SETUP, dutch, None, fix_dutch=result.fits[1], pile_total=27)
+    assert chosen.dutch == {"Ann": 12, "Ben": 10, "Cy": 5} and chosen.fits == ()
+    assert chosen.corrections == ("Ben Dutch 9 -> 10", "Cy Dutch 5 -> 5")
+
+
+def test_only_several_fits_are_offered_to_choose_from():
+    dutch = Tally({"pump": 12, "carriage": 9, "plow": 5}, ranges={"plow": (5, 7)})
+    assert round_from_tallies(SETUP, dutch, None, pile_total=27).fits == ()  # one: settled
+    assert round_from_tallies(SETUP, dutch, None, pile_total=40).fits == ()  # none
+    many = Tally(
+        {"pump": 10, "carriage": 10, "plow": 10},
+        ranges={d: (5, 15) for d in ("pump", "carriage", "plow")},
+    )
+    fits = round_from_tallies(SETUP, many, None, pile_total=30).fits
+    assert len(fits) == MAX_LISTED  # of more than that, the first listed
+    for fit in fits:  # each one chosen reaches the total
+        chosen = round_from_tallies(SETUP, many, None, fix_dutch=fit, pile_total=30)
+        assert sum(chosen.dutch.values()) == 30
 
 
 def test_several_fits_show_the_one_the_doubts_make_likeliest():

@@ -367,8 +367,8 @@ def test_a_tally_the_still_count_does_not_reach_is_flagged_until_accepted(taller
     messages, _ = tally_window(home, {50: "d", 51: "c", 52: "a", 53: "c"}, still="a")
     assert messages[51] == "Dutch tally taken; 2 difference(s) to look at (a)"
     assert messages[52].startswith(
-        "not committed: Ann (pump): tally 2, still photo 1: look at the spread; "
-        "Ben (carriage): tally 1, still photo 0: look at the spread."
+        "not committed (a accepts): Ann (pump): tally 2, still photo 1: look at the spread; "
+        "Ben (carriage): tally 1, still photo 0: look at the spread"
     )
     assert messages[53] == "flagged cards accepted"
     assert messages[54] == "round 1 committed with its evidence"

@@ -327,7 +327,9 @@ def test_flagged_cards_need_a_before_c_as_with_score_commit(tallero, home) -> No
     ticks = run_script(lambda k: "abcdef", 30, unsure="c")
     keys = {15: "d", 16: "c", 17: "a", 18: "c"}
     messages, _ = window_run(home, ticks, keys)
-    assert messages[17].startswith("not committed: uncertain card(s) in the Dutch photo")
+    assert messages[17].startswith(
+        "not committed (a accepts): uncertain card(s) in the Dutch photo"
+    )
     assert messages[18] == "flagged cards accepted"
     assert messages[19] == "round 1 committed with its evidence"
     reason = tallero("history", "1", "--json").json()["revisions"][0]["reason"]
@@ -380,7 +382,8 @@ def test_p_reads_the_dutch_piles_and_their_total_settles_the_round(tallero, home
     keys = {15: "p", 16: "d", 17: "c", 18: "a", 19: "c"}
     messages, _ = window_run(home, ticks, keys, lambda image: piles_of(4, 3))
     assert messages[18].startswith(
-        "not committed: no Dutch counts within the counts' ranges add up to the piles' total 7"
+        "not committed (a accepts): no Dutch counts within the counts' ranges add up to the "
+        "piles' total 7"
     )
     # accepted, it passes the piles' check (to the guard against the same round twice)
     assert messages[20].startswith("nothing written: round 1 has exactly these counts")

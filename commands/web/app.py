@@ -140,6 +140,7 @@ def make_app(token: str, desk: RoundDesk) -> Starlette:
         Route("/pending/{pid}/photo/{role}", pages.photo),
         Route("/pending/{pid}/correct", pages.correct, methods=["POST"]),
         Route("/pending/{pid}/pile", pages.give_top, methods=["POST"]),
+        Route("/pending/{pid}/choose", pages.choose, methods=["POST"]),
         Route("/pending/{pid}/piles/{pile:int}", pages.pile_photo),
         Route("/pending/{pid}/commit", pages.commit, methods=["POST"]),
         Route("/api/games", pages.api_games),
@@ -149,6 +150,7 @@ def make_app(token: str, desk: RoundDesk) -> Starlette:
         Route("/api/pending/{pid}", pages.api_pending),
         Route("/api/pending/{pid}/correct", pages.api_correct, methods=["POST"]),
         Route("/api/pending/{pid}/pile", pages.api_give_top, methods=["POST"]),
+        Route("/api/pending/{pid}/choose", pages.api_choose, methods=["POST"]),
         Route("/api/pending/{pid}/commit", pages.api_commit, methods=["POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]

@@ -243,6 +243,23 @@ class RoundDesk:
         pending.fixes[label][name] = n
         pending.reasons.append(reason.strip())
 
+    def choose(self, pid: str, fit: str) -> None:
+        """Take one of the Dutch counts that reach the piles' total (``Ann=2,Dee=2``, as
+        the page lists them) as corrections by hand; counts that are no longer among the
+        round's fits (it changed since the page was drawn) are refused."""
+        from scoring.parse import parse_counts
+
+        game, pending, result, _ = self.read(pid)
+        chosen = parse_counts([p for p in fit.split(",") if p.strip()], "Dutch")
+        named = {game.setup.player_named(p): n for p, n in chosen.items()}
+        if named not in result.fits:
+            raise UsageError(
+                "these Dutch counts are not among those that reach the piles' total now: "
+                "reload the page"
+            )
+        pending.fixes["Dutch"].update(named)
+        pending.reasons.append("chosen among the Dutch counts that reach the piles' total")
+
     def give_top(self, pid: str, pile: str, top: str, reason: str) -> None:
         """Give one Dutch pile of the round's piles photo its top (1..10 or ``down``), by the
         id the photo shows; a reason is required."""

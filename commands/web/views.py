@@ -196,6 +196,16 @@ class Pages:
         pid = await self._correct(request)
         return RedirectResponse(f"/pending/{pid}", status_code=303)
 
+    async def _choose(self, request: Request) -> str:
+        pid = str(request.path_params["pid"])
+        form = await read_form(request, self.token)
+        self.desk.choose(pid, _text(form, "fit"))
+        return pid
+
+    async def choose(self, request: Request) -> RedirectResponse:
+        pid = await self._choose(request)
+        return RedirectResponse(f"/pending/{pid}", status_code=303)
+
     async def _give_top(self, request: Request) -> str:
         pid = str(request.path_params["pid"])
         form = await read_form(request, self.token)
@@ -272,6 +282,9 @@ class Pages:
 
     async def api_correct(self, request: Request) -> JSONResponse:
         return JSONResponse(self._score_json(await self._correct(request)))
+
+    async def api_choose(self, request: Request) -> JSONResponse:
+        return JSONResponse(self._score_json(await self._choose(request)))
 
     async def api_give_top(self, request: Request) -> JSONResponse:
         return JSONResponse(self._score_json(await self._give_top(request)))

@@ -1,0 +1,92 @@
+"""The live window answers what it asks: where several Dutch counts reach the piles' total,
+the panel lists them and a number key chooses one, as ``--fix-dutch`` would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from live_stubs import StubScreen
+from test_watch import SEATS, piles_of, run_script
+
+
+def keyed(home: Path, ticks: list[Any], keys: dict[int, str]) -> tuple[list[str], list[list[str]]]:
+    """The window over ``ticks`` with ``keys`` pressed (a piles frame of tops 4 and 1): the
+    panel's message and its taken lines at each picture."""
+    from commands.live import run_window
+    from commands.taker import RoundTaker
+    from vision.live.window import Panel
+
+    taker = RoundTaker(home, 1, home / "snapshots", read_piles=lambda image: piles_of(4, 1))
+    panel = Panel([("pump", "Ann (pump)"), ("pail", "Dee (pail)")])
+    messages: list[str] = []
+    taken: list[list[str]] = []
+    screen = StubScreen(keys)
+    show = screen.show
+
+    def seen(picture: Any) -> None:
+        messages.append(panel.message)
+        taken.append(list(panel.taken))
+        show(picture)
+
+    screen.show = seen  # type: ignore[method-assign]
+    run_window(ticks, screen, taker, panel)
+    return messages, taken
+
+
+def test_a_number_key_chooses_among_the_counts_that_reach_the_piles_total(tallero, home) -> None:
+    """Ann 2 (could be 1) and Dee 3 (could be 2), Ben 1: the piles' 5 is reached by Ann 2,
+    Dee 2 or by Ann 1, Dee 3. ``c`` lists both; ``2`` chooses the second, ``c`` commits it
+    with the choice kept as a correction by hand."""
+    assert tallero("game", "new", *SEATS).code == 0
+    ticks = run_script(lambda k: "abcdef", 30, unsure="ad")
+    keys = {15: "p", 16: "d", 17: "c", 18: "3", 19: "2", 20: "c"}
+    messages, taken = keyed(home, ticks, keys)
+    # the window's own keys come first (the panel may cut a long line's end)
+    assert messages[18].startswith("not committed (a accepts, 1-2 choose): ")
+    assert "2 ways to reach the Dutch piles' total 5" in messages[18]
+    assert "--fix-dutch" not in messages[18]  # the command line's advice is not the window's
+    assert taken[18][-3:] == [
+        "the piles' total fits (keys 1-2):",
+        "1: Ann 2, Dee 2",
+        "2: Ann 1, Dee 3",
+    ]
+    assert messages[19] == "choose 1 to 2"
+    assert messages[20] == "Dutch counts chosen: Ann 1, Dee 3; c commits"
+    assert taken[20][-1] == "Dutch chosen: Ann 1, Dee 3"
+    assert messages[21] == "round 1 committed with its evidence"
+    assert not any(line.startswith(("1:", "Dutch chosen")) for line in taken[21])
+    rev = tallero("history", "1", "--json").json()["revisions"][0]
+    assert {p: c["dutch"] for p, c in rev["players"].items()} == {
+        "Ann": 1,
+        "Ben": 1,
+        "Cy": 0,
+        "Dee": 3,
+    }
+    assert "corrected by hand: Ann Dutch 2 -> 1" in rev["reason"]
+    assert "chosen in the window among the counts that reach the piles' total 5" in rev["reason"]
+
+
+def test_the_fits_go_when_the_counts_they_fit_are_taken_again(tallero, home) -> None:
+    """A number key chooses nothing once ``d`` took the count again (the fits were of the
+    count before), nor before ``c`` listed any."""
+    assert tallero("game", "new", *SEATS).code == 0
+    ticks = run_script(lambda k: "abcdef", 30, unsure="ad")
+    keys = {14: "1", 15: "p", 16: "d", 17: "c", 18: "d", 19: "1", 20: "c"}
+    messages, taken = keyed(home, ticks, keys)
+    assert messages[15] == ""  # nothing to choose from yet: the key does nothing
+    assert taken[18][-1] == "2: Ann 1, Dee 3"
+    assert messages[19] == "Dutch count taken" and taken[19][-1].startswith("Dutch piles")
+    assert messages[20] == "Dutch count taken"  # 1 chose nothing
+    assert "2 ways to reach" in messages[21]
+
+
+def test_accepting_commits_the_counts_shown_without_choosing(tallero, home) -> None:
+    """``a`` then ``c`` commits the round as shown, as ``--accept`` does."""
+    assert tallero("game", "new", *SEATS).code == 0
+    ticks = run_script(lambda k: "abcdef", 30, unsure="ad")
+    keys = {15: "p", 16: "d", 17: "c", 18: "a", 19: "c"}
+    messages, _ = keyed(home, ticks, keys)
+    assert messages[20] == "round 1 committed with its evidence"
+    reason = tallero("history", "1", "--json").json()["revisions"][0]["reason"]
+    assert reason.startswith("accepted: ") and "corrected by hand" not in reason
