@@ -33,8 +33,32 @@ def test_a_synthetic_round_is_consistent_and_eval_scores_it(tallero, tmp_path):
     # only the piles' total can show its likeliest fit
     assert ev["without_piles"]["shown_likeliest"] == 0.0
     assert 0.0 <= ev["with_piles"]["shown_right"] <= ev["with_piles"]["shown_likeliest"] <= 1.0
+    # and offer ways to choose from; a choice can only make a round right
+    assert ev["without_piles"]["ways_listed"] == ev["without_piles"]["truth_among_ways"] == 0.0
+    w = ev["with_piles"]
+    assert w["truth_among_ways"] <= w["ways_listed"]
+    assert w["round_exact"] <= w["round_exact_after_choice"]
     assert ev["piles"]["photos"] == 1 and ev["piles"]["piles"] == len(rnd["piles"])
     # without the piles photo, a round asks for a look exactly when one of its photos does
     asked = ev["asked_by"]
     assert set(asked) == {"dutch_photo", "blitz_photo", "piles_photo"}
     assert ev["without_piles"]["round_flagged"] == max(asked["dutch_photo"], asked["blitz_photo"])
+
+
+def test_a_way_offered_that_holds_the_truth_makes_the_round_right_after_a_choice():
+    from scoring.tally import PhotoRound
+    from vision.evaluate.rounds import Variant
+
+    truth = {"dutch": {"Ann": 5, "Ben": 3}, "blitz": {"Ann": 0, "Ben": 2}}
+    shown = PhotoRound({"Ann": 4, "Ben": 4}, {"Ann": 0, "Ben": 2}, ("2 ways",), (), {}, None,
+                       ({"Ann": 4, "Ben": 4}, {"Ann": 5, "Ben": 3}))  # fmt: skip
+    v = Variant()
+    assert not v.add(shown, truth, [{"Ann": 4, "Ben": 4}, {"Ann": 5, "Ben": 3}])
+    assert not v.add(shown, truth, [{"Ann": 4, "Ben": 4}, {"Ann": 6, "Ben": 2}])
+    right = PhotoRound({"Ann": 5, "Ben": 3}, {"Ann": 0, "Ben": 2})
+    assert v.add(right, truth)
+    out = v.to_json()
+    assert out["round_exact"] == round(1 / 3, 4)
+    assert out["ways_listed"] == round(2 / 3, 4)
+    assert out["truth_among_ways"] == round(1 / 3, 4)
+    assert out["round_exact_after_choice"] == round(2 / 3, 4)

@@ -9,7 +9,11 @@ right as Tallero gives them), ``round_flagged`` (Tallero asks for a look) and
 ``round_silent_wrong`` (points wrong and nothing asked: what a score sheet lives by).
 With the piles: ``settled_by_total``, and ``shown_likeliest`` / ``shown_right`` (rounds where
 several fits of the total were left to a look and the likeliest was shown; and of all
-rounds, those where it was the true one).
+rounds, those where it was the true one), ``ways_listed`` (rounds offering the ways that
+reach the total to choose from: `PhotoRound.fits`), ``truth_among_ways`` (of all rounds,
+those where one of the ways offered holds the true Dutch counts) and
+``round_exact_after_choice`` (rounds right as shown, or made right by choosing a way offered:
+one key or tap).
 ``asked_by``: the share of rounds in which each photo alone asks for a look (the Dutch or
 Blitz photo: `scoring.tally.photo_problems`; the piles photo: a top not read).
 """
@@ -17,7 +21,7 @@ Blitz photo: `scoring.tally.photo_problems`; the piles photo: a top not read).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,14 +54,30 @@ class Variant:
     # not settled, but the likeliest fit of the piles' total shown (`Settlement.shown`)
     shown: int = 0
     shown_right: int = 0
+    ways: int = 0  # several ways to reach the total offered to choose from
+    truth_in_ways: int = 0  # one of them the true Dutch counts
+    exact_after_choice: int = 0  # right as shown, or made right by a way offered
 
-    def add(self, result: PhotoRound, truth: dict[str, Any]) -> bool:
-        """Score one round; True when its points are right."""
+    def add(
+        self,
+        result: PhotoRound,
+        truth: dict[str, Any],
+        chosen: Sequence[dict[str, int]] = (),
+    ) -> bool:
+        """Score one round; True when its points are right. ``chosen``: the Dutch counts
+        the round would have with each way offered (``result.fits``) chosen."""
         players = list(truth["dutch"])
-        right = all(
-            result.dutch[p] - 2 * result.blitz[p] == truth["dutch"][p] - 2 * truth["blitz"][p]
-            for p in players
-        )
+
+        def points_right(dutch: dict[str, int]) -> bool:
+            return all(
+                dutch[p] - 2 * result.blitz[p] == truth["dutch"][p] - 2 * truth["blitz"][p]
+                for p in players
+            )
+
+        right = points_right(result.dutch)
+        self.ways += bool(result.fits)
+        self.truth_in_ways += any(c == truth["dutch"] for c in chosen)
+        self.exact_after_choice += right or any(points_right(c) for c in chosen)
         self.rounds += 1
         self.exact += right
         self.flagged += bool(result.problems)
@@ -79,6 +99,9 @@ class Variant:
             "settled_by_total": share(self.settled),
             "shown_likeliest": share(self.shown),
             "shown_right": share(self.shown_right),
+            "ways_listed": share(self.ways),
+            "truth_among_ways": share(self.truth_in_ways),
+            "round_exact_after_choice": share(self.exact_after_choice),
         }
 
 
@@ -142,7 +165,13 @@ def evaluate_rounds(
             setup, td, tb, pile_total=piles.total, unread_piles=piles.uncertain
         )
         right0 = ev.without_piles.add(plain, truth)
-        right1 = ev.with_piles.add(with_piles, truth)
+        chosen = [
+            round_from_tallies(
+                setup, td, tb, fix_dutch=way, pile_total=piles.total, unread_piles=piles.uncertain
+            ).dutch
+            for way in with_piles.fits
+        ]
+        right1 = ev.with_piles.add(with_piles, truth, chosen)
         if with_piles.settled is None and with_piles.dutch != plain.dutch:
             ev.with_piles.shown += 1
             ev.with_piles.shown_right += with_piles.dutch == truth["dutch"]
@@ -176,7 +205,10 @@ def format_rounds(ev: RoundsEvaluation) -> str:
         lines.append(f"{name:<16}" + "".join(f"{d[c]!s:>24}" for c in cols))
     lines.append(
         f"rounds {ev.with_piles.rounds}; settled by the piles' total: {ev.with_piles.settled}; "
-        f"the likeliest fit shown: {ev.with_piles.shown} ({ev.with_piles.shown_right} right)"
+        f"the likeliest fit shown: {ev.with_piles.shown} ({ev.with_piles.shown_right} right); "
+        f"ways offered to choose: {ev.with_piles.ways} (the truth among them: "
+        f"{ev.with_piles.truth_in_ways}); exact after a choice: "
+        f"{ev.with_piles.to_json()['round_exact_after_choice']}"
     )
     asked = ev.to_json()["asked_by"]
     lines.append("asked for a look by: " + ", ".join(f"{k} {v}" for k, v in asked.items()))
