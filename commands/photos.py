@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -150,6 +151,9 @@ def score(
                 out.line(f"Round {number} committed with its evidence.")
                 report_status(after, out)
             elif result.problems:
+                for k, way in enumerate(result.fits, 1):
+                    pairs = shlex.quote(",".join(f"{p}={n}" for p, n in way.items()))
+                    out.line(f"way {k} to the piles' total: --fix-dutch {pairs}")
                 piles_fix = " (a pile's top: --fix-piles ID=TOP)" if read is not None else ""
                 out.line(
                     "Not committed. Look at the annotated photo, then --accept or correct with "

@@ -263,6 +263,25 @@ def test_typed_dutch_piles_settle_the_photo_as_a_piles_photo_does(tallero, game)
     assert not [p for p in r.json()["problems"] if "ways to reach" in p or "no Dutch" in p]
 
 
+def test_each_way_to_the_piles_total_is_printed_ready_to_give(tallero, game):
+    """Tops 10, 10, 6: several Dutch counts reach 26; each is printed as the --fix-dutch
+    that chooses it, and giving one commits those counts."""
+    r = tallero("score", "--dutch", str(DUTCH), "--piles", "10,10,6")
+    assert r.code == 0, r.err
+    ways = [ln for ln in r.out.splitlines() if ln.startswith("way ")]
+    assert len(ways) >= 2 and ways[0].startswith("way 1 to the piles' total: --fix-dutch ")
+    chosen = ways[-1].rsplit(" ", 1)[1]
+    r = tallero(
+        "score", "--dutch", str(DUTCH), "--piles", "10,10,6", "--fix-dutch", chosen,
+        "--reason", "looked at the cards", "--commit", "--json",
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    players = r.json()["players"]
+    way = {p: int(n) for p, n in (pair.split("=") for pair in chosen.split(","))}
+    assert {p: players[p]["dutch"] for p in way} == way
+    assert sum(c["dutch"] for c in players.values()) == 26
+
+
 @pytest.mark.parametrize(("piles", "code", "says"), [("10,12", 1, "pile top"), (",", 2, "--piles")])
 def test_bad_pile_tops_are_refused_before_counting(tallero, game, piles, code, says):
     r = tallero("score", "--dutch", str(DUTCH), "--piles", piles)
