@@ -296,7 +296,7 @@ class RoundTaker:
 
         from scoring.evidence import Photo, commit_photo_round
         from scoring.ledger import Ledger
-        from scoring.rules import build_round
+        from scoring.rules import build_round, round_warnings
         from scoring.tally import Tally, round_from_tallies
         from vision.count.tally import tally_of
 
@@ -331,6 +331,12 @@ class RoundTaker:
                 keys = "a accepts" + (f", 1-{len(self.fits)} choose" if self.fits else "")
                 raise NeedsForce(f"not committed ({keys}): " + "; ".join(result.problems))
             counts = build_round(g.setup.players, result.dutch, result.blitz)
+            warnings = round_warnings(counts)
+            if warnings:  # `score` takes --force; here the counts are taken again
+                raise NeedsForce(
+                    "nothing written: " + "; ".join(warnings) + ". Take the counts again "
+                    "(d, b), or enter this round with `tallero round ... --force`"
+                )
             frames: list[tuple[str, Any, Any, str]] = [
                 (role, taken.image, taken.detections(), taken.model)
                 for role, taken in (("dutch", self.dutch), ("blitz", self.blitz))

@@ -90,3 +90,16 @@ def test_accepting_commits_the_counts_shown_without_choosing(tallero, home) -> N
     assert messages[20] == "round 1 committed with its evidence"
     reason = tallero("history", "1", "--json").json()["revisions"][0]["reason"]
     assert reason.startswith("accepted: ") and "corrected by hand" not in reason
+
+
+def test_a_round_possible_only_by_mistake_asks_for_the_counts_again(tallero, home) -> None:
+    """Nobody at 0 in the Blitz count: the window has no --force, so it asks to take the
+    counts again, and writes nothing."""
+    assert tallero("game", "new", "Ann=pump", "Ben=carriage", "Dee=pail").code == 0
+    ticks = run_script(lambda k: "abcdef", 30)
+    messages, _ = keyed(home, ticks, {15: "d", 16: "b", 17: "c"})
+    assert messages[18] == (
+        "nothing written: nobody has 0 Blitz cards left, but someone must have called Blitz. "
+        "Take the counts again (d, b), or enter this round with `tallero round ... --force`"
+    )
+    assert tallero("sheet", "--json").json()["rounds"] == []
