@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Protocol
@@ -36,6 +37,7 @@ def run_window(events: Iterable[Event], screen: Screen, taker: RoundTaker, panel
     """Show every event on ``screen`` and act on its keys until ``q`` or the end."""
     from vision.live.watch import Fault
     from vision.live.window import draw_window
+    from vision.piles.annotate import annotate_piles
 
     last: Tick | None = None
     fault = ""
@@ -55,6 +57,8 @@ def run_window(events: Iterable[Event], screen: Screen, taker: RoundTaker, panel
             if reply is not None:
                 panel.message, panel.error = reply.message, reply.error
         panel.taken = taker.taken_lines()
+        piles = taker.piles_in_view(tick)
+        panel.overlay = None if piles is None else functools.partial(annotate_piles, piles=piles)
         if taker.tally is not None:
             tally_panel(taker.tally, panel, tick.t, taker.labels)
         picture = draw_window(tick, panel)

@@ -217,6 +217,16 @@ class RoundTaker:
             return Reply(f"snapshot {self.snapshot(tick, picture)}")
         return None
 
+    def piles_in_view(self, tick: Tick) -> Piles | None:
+        """The Dutch piles taken, while ``tick``'s frame still shows the table they were
+        read on (so the window outlines each with its id and top: ``look at #3`` finds
+        it); None otherwise."""
+        if self.piles is None or self.reading:
+            return None
+        if self.same_table is not None and not self.same_table(self.piles.image, tick.image):
+            return None
+        return self.piles.read
+
     def choose(self, k: int) -> Reply:
         """Key ``k``: take the ``k``-th of the Dutch counts that fit the piles' total, as a
         correction by hand (``c`` then commits it, without ``a``)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -34,6 +34,7 @@ KEYS_HELP = (
 TALLY_KEYS_HELP = ("u: undo the last card counted",)
 FLASH_BGR = (0, 200, 255)
 MESSAGE_CHARS = 48  # a reply's line on the panel (font 0.42 in its 330 px)
+TAKEN_CHARS = 44  # a line of the counts taken (font 0.45)
 WINDOW_TITLE = "Tallero watch"
 
 
@@ -56,6 +57,8 @@ class Panel:
         error: whether ``message`` is a fault.
         tally: with ``watch --tally``, one line per player: the cards counted while sorting.
         flash: cards just counted, to flash: ``(text, outline (4, 2) px)``.
+        overlay: draws more on the frame, over the cards (the Dutch piles read with ``p``,
+            while the picture still shows them); returns the frame drawn on.
     """
 
     rows: Sequence[tuple[str, str]]
@@ -64,6 +67,7 @@ class Panel:
     error: bool = False
     tally: list[str] | None = None
     flash: list[tuple[str, Array]] = field(default_factory=list)
+    overlay: Callable[[Array], Array] | None = None
 
 
 def draw_window(tick: Tick, panel: Panel) -> Array:
@@ -98,6 +102,8 @@ def draw_window(tick: Tick, panel: Panel) -> Array:
         org = (max(0, int(x)), max(16, int(y) - 6))
         cv2.putText(frame, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 4, cv2.LINE_AA)
         cv2.putText(frame, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, FLASH_BGR, 2, cv2.LINE_AA)
+    if panel.overlay is not None:
+        frame = panel.overlay(frame)
     return np.hstack([frame, _panel(tick, panel, h, annotator)])
 
 
@@ -125,9 +131,10 @@ def _panel(tick: Tick, panel: Panel, height: int, annotator: CountAnnotator) -> 
             cv2.putText(out, line[:44], (12, y), font, 0.5, (120, 60, 0), 1, cv2.LINE_AA)
             y += 20
         y += 10
-    for line in panel.taken:
-        cv2.putText(out, line[:44], (12, y), font, 0.45, (90, 40, 0), 1, cv2.LINE_AA)
-        y += 20
+    for line in panel.taken:  # a long one (the piles to look at) on two lines
+        for part in message_lines(line, TAKEN_CHARS, 2):
+            cv2.putText(out, part, (12, y), font, 0.45, (90, 40, 0), 1, cv2.LINE_AA)
+            y += 20
     keys = KEYS_HELP + (TALLY_KEYS_HELP if panel.tally is not None else ())
     base = out.shape[0] - 14 - 20 * (len(keys) - 1)
     if panel.message:

@@ -1,5 +1,6 @@
 """The live window answers what it asks: where several Dutch counts reach the piles' total,
-the panel lists them and a number key chooses one, as ``--fix-dutch`` would."""
+the panel lists them and a number key chooses one, as ``--fix-dutch`` would; the piles read
+are outlined with their ids while the picture shows them, so ``look at #2`` finds #2."""
 
 from __future__ import annotations
 
@@ -103,3 +104,55 @@ def test_a_round_possible_only_by_mistake_asks_for_the_counts_again(tallero, hom
         "Take the counts again (d, b), or enter this round with `tallero round ... --force`"
     )
     assert tallero("sheet", "--json").json()["rounds"] == []
+
+
+def test_the_piles_read_are_outlined_with_their_ids_while_they_are_in_view(home) -> None:
+    """After ``p``, pile #2 (its top not read) is outlined in magenta on the frame; once
+    the picture no longer shows the piles' table, the outlines go."""
+    import numpy as np
+
+    from commands.live import run_window
+    from commands.taker import RoundTaker
+    from vision.live.window import Panel
+    from vision.piles.annotate import UNREAD_BGR
+    from vision.piles.read import Pile, Piles
+
+    def quad(x: int, y: int) -> np.ndarray:
+        return np.array([[x, y], [x + 40, y], [x + 40, y + 60], [x, y + 60]], np.float32)
+
+    piles = Piles(
+        "frame",
+        (200, 160),
+        (
+            Pile(quad(10, 10), "red", 4, False, 1.0, (), False),
+            Pile(quad(130, 90), "blue", None, False, 0.5, (), True),
+        ),
+        {"name": "stub-piles"},
+    )
+    in_view = {"now": True}
+    taker = RoundTaker(
+        home,
+        None,
+        home / "snapshots",
+        read_piles=lambda image: piles,
+        same_table=lambda first, now: in_view["now"],
+    )
+    screen = StubScreen({15: "p", 20: "x"})
+    show = screen.show
+
+    def seen(picture: Any) -> None:
+        if len(screen.pictures) == 20:
+            in_view["now"] = False  # the camera turned to the sorted cards
+        show(picture)
+
+    screen.show = seen  # type: ignore[method-assign]
+    run_window(run_script(lambda k: "ab", 25), screen, taker, Panel([("pump", "pump")]))
+
+    def magenta(k: int) -> int:
+        frame = screen.pictures[k][:, :200].astype(int)  # the frame, not the panel
+        near = np.abs(frame - np.array(UNREAD_BGR)).max(axis=2) < 60
+        return int(np.count_nonzero(near))
+
+    assert magenta(15) == 0  # before p
+    assert magenta(16) > 40 and magenta(19) > 40  # #2 outlined while the piles are in view
+    assert magenta(21) == 0  # gone with the picture
