@@ -49,10 +49,7 @@ class PilesPhoto:
 
     def corrections(self) -> list[str]:
         """The tops given by hand, as a round lists its corrections."""
-        return [
-            f"Dutch pile #{g.id} top {'?' if g.read is None else g.read} -> {g.top}"
-            for g in self.read.given
-        ]
+        return given_corrections(self.read)
 
     def to_json(self) -> dict[str, Any]:
         """The photo's entry in ``score --json``'s ``photos``."""
@@ -129,6 +126,13 @@ def pile_lines(piles: Piles) -> list[str]:
             "far more often"
         )
     return lines
+
+
+def given_corrections(read: Piles) -> list[str]:
+    """The pile tops a person gave (`Piles.with_tops`), as a round lists its corrections."""
+    return [
+        f"Dutch pile #{g.id} top {'?' if g.read is None else g.read} -> {g.top}" for g in read.given
+    ]
 
 
 @dataclass(frozen=True)

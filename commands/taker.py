@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from commands.piles import PilesTaken
+from commands.piles import PilesTaken, given_corrections
 from scoring.errors import ImageError, NeedsForce, TalleroError, UsageError
 
 if TYPE_CHECKING:
@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from vision.live.tally import SortTally
     from vision.live.watch import Tick
     from vision.piles.read import Piles
+
+
+# ``t`` then one key gives a pile's top: 1 to 9, 0 for 10, x for a finished pile face down
+TOP_KEYS = {**{str(k): str(k) for k in range(1, 10)}, "0": "10", "x": "down"}
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,7 @@ class RoundTaker:
         # the panel, keys 1 to N, and the one chosen (a correction by hand)
         self.fits: tuple[dict[str, int], ...] = ()
         self.chosen: dict[str, int] | None = None
+        self.giving: int | None = None  # the pile whose top the next key gives (``t``)
         self.read_t = 0.0
 
     def taken_lines(self) -> list[str]:
@@ -178,6 +183,13 @@ class RoundTaker:
                 return Reply("no card to undo", error=True)
             self.dutch = None if isinstance(self.dutch, TallyTaken) else self.dutch
             return Reply(f"undone: card {undone.card} ({undone.deck})")
+        if self.giving is not None:
+            if key in TOP_KEYS:
+                return self.give_top(TOP_KEYS[key])
+            if key != "t":
+                self.giving = None  # another key: no top is given
+        if key == "t":
+            return self.next_pile()
         if key.isdigit() and self.fits:
             return self.choose(int(key))
         if key in ("d", "b", "p", "u"):
@@ -226,6 +238,32 @@ class RoundTaker:
         if self.same_table is not None and not self.same_table(self.piles.image, tick.image):
             return None
         return self.piles.read
+
+    def next_pile(self) -> Reply:
+        """Key ``t``: the next pile whose top a key will give, the piles to look at first."""
+        piles = self.piles.read if self.piles is not None else None
+        if piles is None or not piles.piles:
+            return Reply("read the Dutch piles first (p when STEADY)", error=True)
+        unsure = piles.uncertain
+        order = unsure + [i for i in range(1, len(piles.piles) + 1) if i not in unsure]
+        k = order.index(self.giving) + 1 if self.giving in order else 0
+        self.giving = order[k % len(order)]
+        pile = piles.piles[self.giving - 1]
+        read = "down" if pile.down else "not read" if pile.top is None else str(pile.top)
+        unsure_text = ", unsure" if pile.uncertain and pile.top is not None else ""
+        return Reply(
+            f"pile #{self.giving} ({read}{unsure_text}): its top? 1-9, 0 for 10, x face down; "
+            "t: the next pile"
+        )
+
+    def give_top(self, top: str) -> Reply:
+        """The top of the pile ``t`` chose, given by hand (`Piles.with_tops`): kept with
+        the piles' evidence and listed with the round's corrections."""
+        assert self.piles is not None and self.giving is not None
+        pile, self.giving = self.giving, None
+        self.piles = dataclasses.replace(self.piles, read=self.piles.read.with_tops({pile: top}))
+        self.fits, self.chosen = (), None  # the total the fits reached has changed
+        return Reply(f"pile #{pile}: top {top} given; {self.piles.line()}")
 
     def choose(self, k: int) -> Reply:
         """Key ``k``: take the ``k``-th of the Dutch counts that fit the piles' total, as a
@@ -335,6 +373,9 @@ class RoundTaker:
             self.fits = () if chosen is not None else result.fits
             if differences:
                 result = dataclasses.replace(result, problems=result.problems + differences)
+            if piles is not None and piles.given:
+                given = given_corrections(piles)
+                result = dataclasses.replace(result, corrections=(*result.corrections, *given))
             if result.problems and not (self.accept or result.corrections):
                 # as `score --commit` refuses it, with this window's keys first: the
                 # panel may have no room for the end of a long list of problems
@@ -361,11 +402,14 @@ class RoundTaker:
                 if not cv2.imwrite(str(path), image):
                     raise UsageError(f"cannot write {path}")
                 photos.append(Photo(role, path, detections, model))
-            reason = None
+            reasons = []
             if chosen is not None and total is not None:
-                reason = (
+                reasons.append(
                     f"chosen in the window among the counts that reach the piles' total {total}"
                 )
+            if piles is not None and piles.given:
+                reasons.append("pile tops given in the window")
+            reason = "; ".join(reasons) or None
             number = commit_photo_round(
                 ledger,
                 self.home,

@@ -156,3 +156,65 @@ def test_the_piles_read_are_outlined_with_their_ids_while_they_are_in_view(home)
     assert magenta(15) == 0  # before p
     assert magenta(16) > 40 and magenta(19) > 40  # #2 outlined while the piles are in view
     assert magenta(21) == 0  # gone with the picture
+
+
+def test_t_gives_the_top_of_a_pile_the_frames_left_unread(tallero, home) -> None:
+    """Piles of 4 and an unread top: ``c`` asks for pile #2; ``t`` picks it, ``2`` gives its
+    top, and the total (6) settles the round, the top kept as a correction by hand and with
+    the piles' evidence, as ``--fix-piles 2=2`` keeps it."""
+    from commands.live import run_window
+    from commands.taker import RoundTaker
+    from vision.live.window import Panel
+
+    assert tallero("game", "new", *SEATS).code == 0
+    taker = RoundTaker(home, 1, home / "snapshots", read_piles=lambda image: piles_of(4, None))
+    panel = Panel([("pump", "Ann (pump)")])
+    keys = {14: "t", 15: "p", 16: "d", 17: "c", 18: "t", 19: "t", 20: "t", 21: "2", 22: "c"}
+    messages: list[str] = []
+    screen = StubScreen(keys)
+    show = screen.show
+
+    def seen(picture: Any) -> None:
+        messages.append(panel.message)
+        show(picture)
+
+    screen.show = seen  # type: ignore[method-assign]
+    run_window(run_script(lambda k: "abcdef", 30), screen, taker, panel)
+    assert messages[15] == "read the Dutch piles first (p when STEADY)"
+    assert "the top of Dutch pile(s) #2 in the piles photo was not read" in messages[18]
+    assert messages[19].startswith("pile #2 (not read): its top? 1-9, 0 for 10, x face down")
+    assert messages[20].startswith("pile #1 (4): its top?")  # t: the next pile, then round
+    assert messages[21].startswith("pile #2 (not read)")
+    assert messages[22] == "pile #2: top 2 given; Dutch piles: 2, total 6"
+    assert messages[23] == "round 1 committed with its evidence"
+    rev = tallero("history", "1", "--json").json()["revisions"][0]
+    assert "corrected by hand: Dutch pile #2 top ? -> 2" in rev["reason"]
+    assert "pile tops given in the window" in rev["reason"]
+    audit = tallero("audit", "1", "--json").json()["piles"]["photo"]
+    assert (audit["committed"], audit["committed_complete"]) == (6, True)
+
+
+def test_x_gives_a_finished_pile_face_down_and_0_a_ten(home) -> None:
+    """``t`` picks the unread pile first, then goes round every pile; ``x`` gives a pile
+    face down (10), ``0`` a top of 10, a digit that top."""
+    from commands.piles import given_corrections
+    from commands.taker import RoundTaker
+
+    taker = RoundTaker(home, None, home / "snapshots", read_piles=lambda image: piles_of(4, None))
+    tick = run_script(lambda k: "ab", 20)[-1]
+    taker.press("p", tick)
+    replies = []
+    for key in ("t", "x", "t", "0", "t", "t", "9"):
+        reply = taker.press(key, tick)
+        assert reply is not None
+        replies.append(reply.message)
+    assert replies[1] == "pile #2: top down given; Dutch piles: 2, total 14"
+    assert replies[2].startswith("pile #1 (4): its top?")  # none unread now: from #1
+    assert replies[3] == "pile #1: top 10 given; Dutch piles: 2, total 20"
+    assert replies[5].startswith("pile #2 (down): its top?")
+    assert replies[6] == "pile #2: top 9 given; Dutch piles: 2, total 19"
+    assert taker.piles is not None
+    assert given_corrections(taker.piles.read) == [
+        "Dutch pile #1 top 4 -> 10",
+        "Dutch pile #2 top ? -> 9",
+    ]

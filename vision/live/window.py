@@ -27,7 +27,7 @@ SETTLING_BGR = (0, 140, 255)
 ERROR_BGR = (0, 0, 210)
 KEYS_HELP = (
     "d: Dutch count  b: Blitz count",
-    "p: Dutch piles (before the sort)",
+    "p: Dutch piles  t: give a pile's top",
     "a: accept flagged  c: commit",
     "s: snapshot  q: quit",
 )
