@@ -72,10 +72,16 @@ class StubScreen:
 
 
 def keyed_window(
-    ticks: list[Any], keys: dict[int, str], taker: Any, panel: Any
+    ticks: list[Any],
+    keys: dict[int, str],
+    taker: Any,
+    panel: Any,
+    taken: list[list[str]] | None = None,
+    before: Callable[[int], None] | None = None,
 ) -> tuple[list[str], StubScreen]:
     """Runs the window over ``ticks`` with ``keys`` pressed; the panel's message at each
-    picture, and the screen."""
+    picture, and the screen. ``taken`` gathers the panel's taken lines at each picture;
+    ``before(i)`` runs before the i-th picture is shown."""
     from commands.live import run_window
 
     messages: list[str] = []
@@ -84,6 +90,10 @@ def keyed_window(
 
     def show(picture: Any) -> None:
         messages.append(panel.message)
+        if taken is not None:
+            taken.append(list(panel.taken))
+        if before is not None:
+            before(len(screen.pictures))
         original(picture)
 
     screen.show = show  # type: ignore[method-assign]

@@ -53,6 +53,18 @@ def served(home: Path, browser_path: str) -> Iterator[tuple[str, Any]]:
             browser.close()
 
 
+def new_round_page(base: str, browser: Any) -> Any:
+    """A phone that opened the link, started a game and opened its new-round page."""
+    phone = browser.new_context(viewport=PHONE).new_page()
+    phone.set_default_timeout(WAIT_MS)
+    assert phone.goto(f"{base}/?token={TOKEN}").status == 200
+    phone.fill("input[name=players]", PLAYERS)
+    phone.click("#new-game button")
+    phone.wait_for_url(f"{base}/games/1")
+    phone.click("text=New round from photos")
+    return phone
+
+
 def fits(page: Any) -> None:
     """Nothing on the page is wider than the phone's screen."""
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
@@ -186,13 +198,7 @@ def test_a_piles_top_given_on_a_phone(browser_path, home, tmp_path):
     piles = Path(__file__).parent / "data" / "piles" / "under-phone.jpg"
     shots = screenshots(tmp_path)
     with served(home, browser_path) as (base, browser):
-        phone = browser.new_context(viewport=PHONE).new_page()
-        phone.set_default_timeout(WAIT_MS)
-        assert phone.goto(f"{base}/?token={TOKEN}").status == 200
-        phone.fill("input[name=players]", PLAYERS)
-        phone.click("#new-game button")
-        phone.wait_for_url(f"{base}/games/1")
-        phone.click("text=New round from photos")
+        phone = new_round_page(base, browser)
         phone.set_input_files("input[name=dutch]", DUTCH)
         phone.set_input_files("input[name=piles_photo]", piles)
         phone.click("#round-photos button")
@@ -223,13 +229,7 @@ def test_counts_that_reach_the_piles_total_tapped_on_a_phone(browser_path, home,
     one tapped becomes the round's counts, committed without another question."""
     shots = screenshots(tmp_path)
     with served(home, browser_path) as (base, browser):
-        phone = browser.new_context(viewport=PHONE).new_page()
-        phone.set_default_timeout(WAIT_MS)
-        assert phone.goto(f"{base}/?token={TOKEN}").status == 200
-        phone.fill("input[name=players]", PLAYERS)
-        phone.click("#new-game button")
-        phone.wait_for_url(f"{base}/games/1")
-        phone.click("text=New round from photos")
+        phone = new_round_page(base, browser)
         phone.set_input_files("input[name=dutch]", DUTCH)
         phone.fill("input[name=piles]", "10, 10, 6")
         phone.click("#round-photos button")

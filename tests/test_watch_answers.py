@@ -7,31 +7,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from live_stubs import StubScreen
+from live_stubs import keyed_window
 from test_watch import SEATS, piles_of, run_script
 
 
-def keyed(home: Path, ticks: list[Any], keys: dict[int, str]) -> tuple[list[str], list[list[str]]]:
-    """The window over ``ticks`` with ``keys`` pressed (a piles frame of tops 4 and 1): the
-    panel's message and its taken lines at each picture."""
-    from commands.live import run_window
+def keyed(
+    home: Path, ticks: list[Any], keys: dict[int, str], *tops: int | None
+) -> tuple[list[str], list[list[str]]]:
+    """The window over ``ticks`` with ``keys`` pressed (a piles frame of ``tops``, default 4
+    and 1): the panel's message and its taken lines at each picture."""
     from commands.taker import RoundTaker
     from vision.live.window import Panel
 
-    taker = RoundTaker(home, 1, home / "snapshots", read_piles=lambda image: piles_of(4, 1))
+    piles = piles_of(*(tops or (4, 1)))
+    taker = RoundTaker(home, 1, home / "snapshots", read_piles=lambda image: piles)
     panel = Panel([("pump", "Ann (pump)"), ("pail", "Dee (pail)")])
-    messages: list[str] = []
     taken: list[list[str]] = []
-    screen = StubScreen(keys)
-    show = screen.show
-
-    def seen(picture: Any) -> None:
-        messages.append(panel.message)
-        taken.append(list(panel.taken))
-        show(picture)
-
-    screen.show = seen  # type: ignore[method-assign]
-    run_window(ticks, screen, taker, panel)
+    messages, _ = keyed_window(ticks, keys, taker, panel, taken)
     return messages, taken
 
 
@@ -111,7 +103,6 @@ def test_the_piles_read_are_outlined_with_their_ids_while_they_are_in_view(home)
     the picture no longer shows the piles' table, the outlines go."""
     import numpy as np
 
-    from commands.live import run_window
     from commands.taker import RoundTaker
     from vision.live.window import Panel
     from vision.piles.annotate import UNREAD_BGR
@@ -137,16 +128,13 @@ def test_the_piles_read_are_outlined_with_their_ids_while_they_are_in_view(home)
         read_piles=lambda image: piles,
         same_table=lambda first, now: in_view["now"],
     )
-    screen = StubScreen({15: "p", 20: "x"})
-    show = screen.show
 
-    def seen(picture: Any) -> None:
-        if len(screen.pictures) == 20:
+    def turn(k: int) -> None:
+        if k == 20:
             in_view["now"] = False  # the camera turned to the sorted cards
-        show(picture)
 
-    screen.show = seen  # type: ignore[method-assign]
-    run_window(run_script(lambda k: "ab", 25), screen, taker, Panel([("pump", "pump")]))
+    ticks = run_script(lambda k: "ab", 25)
+    _, screen = keyed_window(ticks, {15: "p"}, taker, Panel([("pump", "pump")]), None, turn)
 
     def magenta(k: int) -> int:
         frame = screen.pictures[k][:, :200].astype(int)  # the frame, not the panel
@@ -162,24 +150,9 @@ def test_t_gives_the_top_of_a_pile_the_frames_left_unread(tallero, home) -> None
     """Piles of 4 and an unread top: ``c`` asks for pile #2; ``t`` picks it, ``2`` gives its
     top, and the total (6) settles the round, the top kept as a correction by hand and with
     the piles' evidence, as ``--fix-piles 2=2`` keeps it."""
-    from commands.live import run_window
-    from commands.taker import RoundTaker
-    from vision.live.window import Panel
-
     assert tallero("game", "new", *SEATS).code == 0
-    taker = RoundTaker(home, 1, home / "snapshots", read_piles=lambda image: piles_of(4, None))
-    panel = Panel([("pump", "Ann (pump)")])
     keys = {14: "t", 15: "p", 16: "d", 17: "c", 18: "t", 19: "t", 20: "t", 21: "2", 22: "c"}
-    messages: list[str] = []
-    screen = StubScreen(keys)
-    show = screen.show
-
-    def seen(picture: Any) -> None:
-        messages.append(panel.message)
-        show(picture)
-
-    screen.show = seen  # type: ignore[method-assign]
-    run_window(run_script(lambda k: "abcdef", 30), screen, taker, panel)
+    messages, _ = keyed(home, run_script(lambda k: "abcdef", 30), keys, 4, None)
     assert messages[15] == "read the Dutch piles first (p when STEADY)"
     assert "the top of Dutch pile(s) #2 in the piles photo was not read" in messages[18]
     assert messages[19].startswith("pile #2 (not read): its top? 1-9, 0 for 10, x face down")
