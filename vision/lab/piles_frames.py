@@ -43,10 +43,22 @@ def _moved(points: Any, m: np.ndarray) -> list[list[float]]:
 
 
 def film(
-    photo: np.ndarray, truth: dict[str, Any], size: tuple[int, int], n: int, rng: Any
+    photo: np.ndarray,
+    truth: dict[str, Any],
+    size: tuple[int, int],
+    n: int,
+    rng: Any,
+    span: float = 0.25,
+    jumps: bool = False,
+    hand: tuple[int, int, tuple[float, float]] | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """``n`` webcam frames of ``photo`` framed on its cards, and each frame's affine map
-    from the photo's pixels."""
+    from the photo's pixels. ``span``: the share of an eight-second wander the frames
+    cover; ``jumps``: the auto-exposure jumps now and then, as a webcam's does; ``hand``:
+    from frame to frame (end excluded), a hand reaches to a point of the photo (px) and
+    leaves (`vision.synth.video.painted_hand`)."""
+    from vision.synth.video import painted_hand
+
     fw, fh = size
     pts = [np.asarray(p["corners"]) for p in truth["dutch_piles"]]
     pts += [np.asarray(c["corners"]) for c in truth.get("cards", []) if "corners" in c]
@@ -63,14 +75,27 @@ def film(
     exposure, noise = float(rng.uniform(0.04, 0.15)), float(rng.uniform(1.5, 5.0))
     quality = int(rng.integers(70, 92))
     frames, maps = [], []
+    step = 1.0
     for k in range(n):
-        phase = 0.25 * k / max(n - 1, 1)  # two seconds of an eight-second wander
+        phase = span * k / max(n - 1, 1)  # of an eight-second wander
         jitter = rng.normal(0, shake, 2)
         m = cv2.getRotationMatrix2D((fw / 2, fh / 2), 0.8 * np.sin(2 * np.pi * phase * 0.7), 1.0)
         m[:, 2] += jitter + drift * [np.sin(np.pi * phase), np.cos(2 * np.pi * phase * 0.4)]
         m = m @ base
-        gain = 1 + exposure * np.sin(2 * np.pi * (phase * 1.3 + 0.2))
-        lit = np.clip(photo.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+        if jumps and rng.random() < 0.03:
+            step = float(rng.uniform(0.85, 1.15))  # the auto-exposure jumps
+        gain = step * (1 + exposure * np.sin(2 * np.pi * (phase * 1.3 + 0.2)))
+        seen = photo.astype(np.float32)
+        if hand is not None and hand[0] <= k < hand[1]:
+            ph, pw = photo.shape[:2]
+            scale = max(pw, ph) / 640  # a hand as large as on a 640 px frame of the photo
+            s_hand = (k - hand[0]) / max(hand[1] - hand[0], 1)
+            reach = min(1.0, 3 * min(s_hand, 1 - s_hand))  # comes in, stays, goes
+            palm = (hand[2][0] / scale, hand[2][1] / scale)
+            small = painted_hand((round(pw / scale), round(ph / scale)), palm, reach)
+            a = cv2.resize(small, (pw, ph), interpolation=cv2.INTER_LINEAR)[..., None]
+            seen = seen * (1 - a) + np.array([110, 150, 205], np.float32) * a
+        lit = np.clip(seen * gain, 0, 255).astype(np.uint8)
         frame = cv2.warpAffine(
             lit, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
         )
