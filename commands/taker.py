@@ -85,8 +85,11 @@ class Reply:
 class RoundTaker:
     """The window's keys: take the steady count as Dutch (``d``) or Blitz (``b``), read the
     Dutch piles before the sort (``p``: their total settles the round as a piles photo's
-    does), accept the flagged cards (``a``), commit the round (``c``, as ``score
-    --commit``), save a snapshot (``s``), quit (``q``). Nothing is committed without ``c``.
+    does), give a pile's top by hand (``t``, then ``1``-``9``, ``0`` for 10, ``x`` face
+    down), accept the flagged cards (``a``), commit the round (``c``, as ``score
+    --commit``; where several Dutch counts reach the piles' total it lists them, and ``1``
+    to ``6`` choose one), save a snapshot (``s``), quit (``q``). Nothing is committed
+    without ``c``.
 
     With a ``tally`` (``watch --tally``), ``d`` takes the tally as the Dutch counts and
     counts the frame as a still photo with ``count_still``: where the two disagree beyond

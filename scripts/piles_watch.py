@@ -99,19 +99,24 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--profile", default=None)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--only", default=None, help="clip numbers (0-based, commas): these alone")
     a = ap.parse_args(argv)
     size = parse_size(a.size)
     if size is None or a.seconds <= 1 or a.fps <= 0 or not 0 <= a.hand <= 1:
         ap.error("--size WxH, --seconds over 1, --fps over 0 and --hand in 0..1 are needed")
-    rng = np.random.default_rng(a.seed)
-    photos = _photos(a.set)[: a.limit]
+    photos = list(enumerate(_photos(a.set)[: a.limit]))
+    if a.only:
+        wanted = {int(i) for i in a.only.split(",")}
+        photos = [(i, p) for i, p in photos if i in wanted]
     n = int(round(a.seconds * a.fps))
     tally = {"right": 0, "not_complete": 0, "wrong": 0, "never": 0}
     by_hand: dict[str, dict[str, int]] = {"hand": dict(tally), "still": dict(tally)}
     after, restarts, presses = [], 0, 0
+    failures = []
     t0 = time.perf_counter()
     live = reader = None
-    for i, (truth, image, decks) in enumerate(photos, 1):
+    for done, (i, (truth, image, decks)) in enumerate(photos, 1):
+        rng = np.random.default_rng([a.seed, i])  # each clip drawn alike, alone or not
         if live is None or reader is None or reader.decks != decks:
             live = profile_counter(a.profile, decks=decks, threads=a.threads, live=True)
             reader = PilesReader(None, a.profile, a.threads, decks)
@@ -143,8 +148,23 @@ def main(argv: list[str] | None = None) -> None:
         presses += out["presses"]
         if out["taken_after_s"] is not None:
             after.append(out["taken_after_s"])
-        if i % 10 == 0 or i == len(photos):
-            print(f"{i}/{len(photos)} clips, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+        if kind != "right":
+            failures.append(
+                {
+                    "clip": i,
+                    "image": truth["image"],
+                    "kind": kind,
+                    "hand": hand,
+                    "truth_total": total,
+                    "total": None if piles is None else piles.total,
+                    "uncertain": None if piles is None else piles.uncertain,
+                    "pressed_s": out["pressed_s"],
+                    "presses": out["presses"],
+                    "restarts": out["restarts"],
+                }
+            )
+        if done % 10 == 0 or done == len(photos):
+            print(f"{done}/{len(photos)} clips, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     clips = len(photos)
     print(
         json.dumps(
@@ -157,6 +177,7 @@ def main(argv: list[str] | None = None) -> None:
                 "restarts": restarts,
                 "presses": presses,
                 "seconds": round(time.perf_counter() - t0, 1),
+                "failures": failures,
             }
         )
     )
