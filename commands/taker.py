@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from vision.piles.read import Piles
 
 
+# The window checks this often (s of the picture's clock) whether the piles are in view.
+IN_VIEW_EVERY_S = 0.2
 # ``t`` then one key gives a pile's top: 1 to 9, 0 for 10, x for a finished pile face down
 TOP_KEYS = {**{str(k): str(k) for k in range(1, 10)}, "0": "10", "x": "down"}
 
@@ -145,6 +147,8 @@ class RoundTaker:
         self.fits: tuple[dict[str, int], ...] = ()
         self.chosen: dict[str, int] | None = None
         self.giving: int | None = None  # the pile whose top the next key gives (``t``)
+        # whether the picture still showed the piles' table: (their frame, when, answer)
+        self._in_view: tuple[Any, float, bool] | None = None
         self.read_t = 0.0
 
     def taken_lines(self) -> list[str]:
@@ -238,8 +242,14 @@ class RoundTaker:
         it); None otherwise."""
         if self.piles is None or self.reading:
             return None
-        if self.same_table is not None and not self.same_table(self.piles.image, tick.image):
-            return None
+        if self.same_table is not None:
+            first = self.piles.image
+            last = self._in_view
+            if last is None or last[0] is not first or tick.t - last[1] >= IN_VIEW_EVERY_S - 1e-6:
+                # two thumbnails (a few ms at 1280x720): not every frame
+                last = self._in_view = (first, tick.t, self.same_table(first, tick.image))
+            if not last[2]:
+                return None
         return self.piles.read
 
     def next_pile(self) -> Reply:

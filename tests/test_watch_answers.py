@@ -143,7 +143,7 @@ def test_the_piles_read_are_outlined_with_their_ids_while_they_are_in_view(home)
 
     assert magenta(15) == 0  # before p
     assert magenta(16) > 40 and magenta(19) > 40  # #2 outlined while the piles are in view
-    assert magenta(21) == 0  # gone with the picture
+    assert magenta(23) == 0  # gone with the picture (checked every 0.2 s)
 
 
 def test_t_gives_the_top_of_a_pile_the_frames_left_unread(tallero, home) -> None:
