@@ -355,7 +355,7 @@ class RoundTaker:
         ``tallero score --commit``; returns its number."""
         import cv2
 
-        from scoring.evidence import Photo, commit_photo_round
+        from scoring.evidence import Photo, commit_photo_round, needs_look
         from scoring.ledger import Ledger
         from scoring.rules import build_round, round_warnings
         from scoring.tally import Tally, round_from_tallies
@@ -389,7 +389,7 @@ class RoundTaker:
             if piles is not None and piles.given:
                 given = given_corrections(piles)
                 result = dataclasses.replace(result, corrections=(*result.corrections, *given))
-            if result.problems and not (self.accept or result.corrections):
+            if needs_look(result, self.accept):
                 # as `score --commit` refuses it, with this window's keys first: the
                 # panel may have no room for the end of a long list of problems
                 keys = "a accepts" + (f", 1-{len(self.fits)} choose" if self.fits else "")

@@ -112,6 +112,12 @@ class Photo:
     model_id: str
 
 
+def needs_look(result: PhotoRound, accept: bool) -> bool:
+    """Whether a round read off photos may not be committed yet: it lists problems that
+    neither an acceptance nor a correction by hand answered."""
+    return bool(result.problems) and not (accept or result.corrections)
+
+
 def commit_photo_round(
     ledger: Ledger,
     home: Path,
@@ -133,7 +139,7 @@ def commit_photo_round(
     minutes ago, need ``again`` (else it is taken for a command run again after it
     landed); ``prepare`` renders the command's output before the commit (`Ledger.add_round`).
     """
-    if result.problems and not (accept or result.corrections):
+    if needs_look(result, accept):
         raise NeedsForce(
             "not committed: "
             + "; ".join(result.problems)
