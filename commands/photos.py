@@ -151,9 +151,11 @@ def score(
                 out.line(f"Round {number} committed with its evidence.")
                 report_status(after, out)
             elif result.problems:
+                as_shown = result.shown_way()
                 for k, way in enumerate(result.fits, 1):
                     pairs = shlex.quote(",".join(f"{p}={n}" for p, n in way.items()))
-                    out.line(f"way {k} to the piles' total: --fix-dutch {pairs}")
+                    mark = " (the counts shown: --accept takes them)" if k - 1 == as_shown else ""
+                    out.line(f"way {k} to the piles' total: --fix-dutch {pairs}{mark}")
                 piles_fix = " (a pile's top: --fix-piles ID=TOP)" if read is not None else ""
                 out.line(
                     "Not committed. Look at the annotated photo, then --accept or correct with "

@@ -145,6 +145,7 @@ class RoundTaker:
         # several Dutch counts fit the piles' total (``c`` said so): the fits offered on
         # the panel, keys 1 to N, and the one chosen (a correction by hand)
         self.fits: tuple[dict[str, int], ...] = ()
+        self.shown: int | None = None  # which of them the counts shown are (``a`` takes it)
         self.chosen: dict[str, int] | None = None
         self.giving: int | None = None  # the pile whose top the next key gives (``t``)
         # whether the picture still showed the piles' table: (their frame, when, answer)
@@ -175,7 +176,10 @@ class RoundTaker:
             out.append(f"Dutch chosen: {_counts_text(self.chosen)}")
         elif self.fits:
             out.append(f"the piles' total fits (keys 1-{len(self.fits)}):")
-            out += [f"{k}: {_counts_text(f)}" for k, f in enumerate(self.fits, 1)]
+            out += [
+                f"{k}: {_counts_text(f)}" + (" (shown: a takes it)" if k - 1 == self.shown else "")
+                for k, f in enumerate(self.fits, 1)
+            ]
         if self.accept:
             out.append("flagged cards accepted")
         return out
@@ -384,6 +388,7 @@ class RoundTaker:
                 g.setup, dutch, blitz, fix_dutch=chosen, pile_total=total, unread_piles=unread
             )
             self.fits = () if chosen is not None else result.fits
+            self.shown = result.shown_way()
             if differences:
                 result = dataclasses.replace(result, problems=result.problems + differences)
             if piles is not None and piles.given:

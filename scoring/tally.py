@@ -52,6 +52,13 @@ class PhotoRound:
     # person to choose one (the choice is a correction by hand).
     fits: tuple[dict[str, int], ...] = ()
 
+    def shown_way(self) -> int | None:
+        """Which of `fits` the counts shown are (what accepting commits), if any."""
+        for k, way in enumerate(self.fits):
+            if all(self.dutch.get(p) == n for p, n in way.items()):
+                return k
+        return None
+
 
 def photo_limit(label: str) -> int:
     """The most cards of one deck a photo can hold: a deck's 40 in the Dutch photo, a Blitz

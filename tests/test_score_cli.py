@@ -270,7 +270,9 @@ def test_each_way_to_the_piles_total_is_printed_ready_to_give(tallero, game):
     assert r.code == 0, r.err
     ways = [ln for ln in r.out.splitlines() if ln.startswith("way ")]
     assert len(ways) >= 2 and ways[0].startswith("way 1 to the piles' total: --fix-dutch ")
-    chosen = ways[-1].rsplit(" ", 1)[1]
+    chosen = ways[-1].split("--fix-dutch ", 1)[1].split(" ")[0]
+    # the way the counts shown are is marked: --accept takes it
+    assert sum("(the counts shown: --accept takes them)" in w for w in ways) <= 1
     r = tallero(
         "score", "--dutch", str(DUTCH), "--piles", "10,10,6", "--fix-dutch", chosen,
         "--reason", "looked at the cards", "--commit", "--json",

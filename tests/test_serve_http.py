@@ -465,6 +465,9 @@ def test_the_page_offers_the_counts_that_reach_the_piles_total_to_tap(client, ho
     assert len(fits) >= 2
     html = client.get(f"/pending/{pid}").text
     assert 'id="fits"' in html and html.count(f'action="/pending/{pid}/choose"') == len(fits)
+    # the way the counts shown are (what ticking the box commits) is marked
+    shown = [f for f in fits if all(page["players"][p]["dutch"] == n for p, n in f.items())]
+    assert html.count("(as shown)") == len(shown) == 1
     stale = post(client, f"/api/pending/{pid}/choose", data={"fit": "Ann=40"})
     assert stale.status_code == 400 and stale.json()["error"].endswith("reload the page")
     chosen = fits[-1]

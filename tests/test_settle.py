@@ -145,6 +145,7 @@ def test_several_fits_show_the_one_the_doubts_make_likeliest():
     assert result.dutch == {"Ann": 12, "Ben": 9, "Cy": 6}
     assert result.settled is None
     assert result.ranges["Dutch"] == {"Ben": (9, 10), "Cy": (5, 6)}
+    assert result.shown_way() == 0  # the way accepting takes: Ben 9, Cy 6
     assert result.problems[-1] == (
         "2 ways to reach the Dutch piles' total 27: Ben 9, Cy 6; Ben 10, Cy 5; shown: Ben 9, "
         "Cy 6, the likeliest by the photo's doubts (counted: Ben 9, Cy 5); look at Ben, Cy"
@@ -153,6 +154,7 @@ def test_several_fits_show_the_one_the_doubts_make_likeliest():
     reached = round_from_tallies(SETUP, dutch, None, pile_total=26)
     assert reached.dutch == {"Ann": 12, "Ben": 9, "Cy": 5}
     assert "shown:" not in reached.problems[-1]
+    assert reached.fits == () and reached.shown_way() is None  # one fit: nothing to choose
     # Two fits as near: nothing is chosen.
     even = Tally(dutch.counts, ranges=dutch.ranges, expected={"carriage": 9.5, "plow": 5.5})
     assert round_from_tallies(SETUP, even, None, pile_total=27).dutch["Cy"] == 5

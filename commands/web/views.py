@@ -164,6 +164,7 @@ class Pages:
             rows=rows,
             photos=photos,
             result=result,
+            shown_way=result.shown_way(),
             reasons=pending.reasons,
             tops=pending.tops,
             piles=pending.piles.read if pending.piles is not None else None,
