@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from commands.piles import PilesReader  # noqa: E402
 from commands.taker import RoundTaker  # noqa: E402
 from vision.enroll.profiles import profile_counter  # noqa: E402
-from vision.lab.piles_frames import _photos, film  # noqa: E402
+from vision.lab.piles_frames import film, piles_photos  # noqa: E402
 from vision.live.settings import LiveSettings  # noqa: E402
 from vision.live.sources import parse_size  # noqa: E402
 from vision.live.still import StillCheck  # noqa: E402
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     size = parse_size(a.size)
     if size is None or a.seconds <= 1 or a.fps <= 0 or not 0 <= a.hand <= 1:
         ap.error("--size WxH, --seconds over 1, --fps over 0 and --hand in 0..1 are needed")
-    photos = list(enumerate(_photos(a.set)[: a.limit]))
+    photos = list(enumerate(piles_photos(a.set)[: a.limit]))
     if a.only:
         wanted = {int(i) for i in a.only.split(",")}
         photos = [(i, p) for i, p in photos if i in wanted]

@@ -438,6 +438,14 @@ def two_piles_read(frames: list[tuple[int | None, int | None]]) -> Any:
     return read
 
 
+def committed_over_three_frames(tallero: Any) -> dict[str, Any]:
+    """Round 1 keeps the Dutch frame and the three piles frames as evidence; its audit."""
+    rev = tallero("history", "1", "--json").json()["revisions"][0]
+    assert [e["role"] for e in rev["evidence"]] == ["dutch", "piles", "piles", "piles"]
+    audit: dict[str, Any] = tallero("audit", "1", "--json").json()
+    return audit
+
+
 def test_p_reads_several_frames_and_a_top_one_leaves_unread_another_reads(tallero, home) -> None:
     """With ``piles_frames`` 3, ``p`` reads three STEADY frames 0.2 s apart: the second reads
     the top the first and third leave unread, so the total is complete; ``c`` waits until
@@ -458,9 +466,7 @@ def test_p_reads_several_frames_and_a_top_one_leaves_unread_another_reads(taller
     assert messages[18] == "wait: the Dutch piles are still being read"
     assert messages[19] == "Dutch piles: 2, total 6 taken"
     assert messages[22] == "round 1 committed with its evidence"
-    rev = tallero("history", "1", "--json").json()["revisions"][0]
-    assert [e["role"] for e in rev["evidence"]] == ["dutch", "piles", "piles", "piles"]
-    audit = tallero("audit", "1", "--json").json()
+    audit = committed_over_three_frames(tallero)
     assert (
         audit["piles"]["photo"]["committed"],
         audit["piles"]["photo"]["committed_complete"],
@@ -494,5 +500,4 @@ def test_p_starts_again_where_the_picture_changes_between_its_frames(tallero, ho
     assert messages[19] == "reading the Dutch piles: frame 2 of 3"
     assert messages[21] == "Dutch piles: 2, total 6 taken"
     assert messages[25] == "round 1 committed with its evidence"
-    rev = tallero("history", "1", "--json").json()["revisions"][0]
-    assert [e["role"] for e in rev["evidence"]] == ["dutch", "piles", "piles", "piles"]
+    committed_over_three_frames(tallero)

@@ -119,7 +119,8 @@ def film(
     return frames, maps
 
 
-def _photos(directory: Path) -> list[tuple[dict[str, Any], Path, tuple[str, ...]]]:
+def piles_photos(directory: Path) -> list[tuple[dict[str, Any], Path, tuple[str, ...]]]:
+    """Each piles photo of a piles set or a set of rounds: its truth, its file, its decks."""
     out = []
     for path in sorted((directory / "truth").glob("*.json")):
         rec = json.loads(path.read_text())
@@ -154,7 +155,7 @@ def main(argv: list[str] | None = None) -> None:
     evs = {k: PilesEvaluation() for k in range(1, a.frames + 1)}
     kept = []
     t0 = time.perf_counter()
-    photos = _photos(a.set)[: a.limit]
+    photos = piles_photos(a.set)[: a.limit]
     for n, (truth, image, decks) in enumerate(photos, 1):
         photo = cv2.imread(str(image))
         if photo is None:
