@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from commands.piles import PilesTaken, given_corrections
 from scoring.errors import ImageError, NeedsForce, TalleroError, UsageError
+from scoring.rules import BLITZ_PILE_SIZE, DECK_SIZE
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 IN_VIEW_EVERY_S = 0.2
 # ``t`` then one key gives a pile's top: 1 to 9, 0 for 10, x for a finished pile face down
 TOP_KEYS = {**{str(k): str(k) for k in range(1, 10)}, "0": "10", "x": "down"}
+# ``e`` then digits give a player's count; Enter sets it, Backspace takes a digit back
+ENTER_KEYS = ("\r", "\n")
+BACK_KEYS = ("\b", "\x7f")
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,12 @@ class RoundTaker:
         self.shown: int | None = None  # which of them the counts shown are (``a`` takes it)
         self.chosen: dict[str, int] | None = None
         self.giving: int | None = None  # the pile whose top the next key gives (``t``)
+        # counts given by hand (``e``): "Dutch"/"Blitz" -> player -> count; the count being
+        # given (its place in `edit_targets`) and the digits typed so far
+        self.given: dict[str, dict[str, int]] = {"Dutch": {}, "Blitz": {}}
+        self.editing: int | None = None
+        self.typed = ""
+        self._seats: tuple[tuple[str, str], ...] | None = None  # (player, deck) of the game
         # whether the picture still showed the piles' table: (their frame, when, answer)
         self._in_view: tuple[Any, float, bool] | None = None
         self.read_t = 0.0
@@ -172,6 +182,9 @@ class RoundTaker:
                 out.append(f"{label}: {counts or 'no cards'}")
         if self.piles is not None:
             out.append(self.piles.line())
+        for label, given in self.given.items():
+            if given:
+                out.append(f"{label} given: {_counts_text(given)}")
         if self.chosen is not None:
             out.append(f"Dutch chosen: {_counts_text(self.chosen)}")
         elif self.fits:
@@ -194,6 +207,13 @@ class RoundTaker:
                 return Reply("no card to undo", error=True)
             self.dutch = None if isinstance(self.dutch, TallyTaken) else self.dutch
             return Reply(f"undone: card {undone.card} ({undone.deck})")
+        if self.editing is not None:
+            if key.isdigit() or key in ENTER_KEYS + BACK_KEYS:
+                return self.type_count(key)
+            if key != "e":
+                self.editing, self.typed = None, ""  # another key: no count is given
+        if key == "e":
+            return self.next_count()
         if self.giving is not None:
             if key in TOP_KEYS:
                 return self.give_top(TOP_KEYS[key])
@@ -205,6 +225,10 @@ class RoundTaker:
             return self.choose(int(key))
         if key in ("d", "b", "p", "u"):
             self.fits, self.chosen = (), None  # the counts they fitted are being replaced
+        if key in ("d", "u"):
+            self.given["Dutch"] = {}  # the counts given replaced what is being taken again
+        if key == "b":
+            self.given["Blitz"] = {}
         if key in ("d", "b"):
             label = "Dutch" if key == "d" else "Blitz"
             if not tick.view.steady:
@@ -281,6 +305,85 @@ class RoundTaker:
         self.piles = dataclasses.replace(self.piles, read=self.piles.read.with_tops({pile: top}))
         self.fits, self.chosen = (), None  # the total the fits reached has changed
         return Reply(f"pile #{pile}: top {top} given; {self.piles.line()}")
+
+    def seats(self) -> tuple[tuple[str, str], ...]:
+        """The game's (player, deck) pairs in seat order (read from the ledger once)."""
+        from scoring.ledger import Ledger
+
+        if self._seats is None:
+            if self.game_id is None:
+                raise UsageError("no game: start one with `tallero game new`")
+            with Ledger.open(self.home) as ledger:
+                setup = ledger.game(self.game_id).setup
+            self._seats = tuple((seat.player, seat.deck.id) for seat in setup.seats)
+        return self._seats
+
+    def edit_targets(self) -> list[tuple[str, str, str]]:
+        """The counts ``e`` steps through: (Dutch or Blitz, player, deck); the Dutch ones
+        once the Dutch count is taken, the Blitz ones always (no Blitz photo: 0 each)."""
+        seats = self.seats()
+        dutch = [("Dutch", p, d) for p, d in seats] if self.dutch is not None else []
+        return dutch + [("Blitz", p, d) for p, d in seats]
+
+    def counted(self, label: str, deck: str) -> int:
+        """What the camera counted for ``deck``'s ``label`` cards (0 where nothing taken)."""
+        taken = self.dutch if label == "Dutch" else self.blitz
+        if isinstance(taken, TallyTaken):
+            return int(taken.counts.get(deck, 0))
+        return int(taken.count.counts.get(deck, 0)) if taken is not None else 0
+
+    def next_count(self) -> Reply:
+        """Key ``e``: the next player's count that digits and Enter will give."""
+        try:
+            targets = self.edit_targets()
+        except TalleroError as exc:
+            return Reply(str(exc), error=True)
+        self.editing = 0 if self.editing is None else (self.editing + 1) % len(targets)
+        self.typed = ""
+        return self.editing_reply()
+
+    def editing_reply(self) -> Reply:
+        """The panel's line while a count is being given."""
+        assert self.editing is not None
+        label, player, deck = self.edit_targets()[self.editing]
+        now = self.given[label].get(player)
+        was = f"counted {self.counted(label, deck)}" + (f", given {now}" if now is not None else "")
+        typed = self.typed or "_"
+        return Reply(f"{player} {label} ({was}): {typed}; Enter sets it, e: the next count")
+
+    def type_count(self, key: str) -> Reply:
+        """A digit, Backspace or Enter while ``e`` gives a count."""
+        assert self.editing is not None
+        if key in BACK_KEYS:
+            self.typed = self.typed[:-1]
+            return self.editing_reply()
+        if key.isdigit():
+            self.typed = (self.typed + key)[-2:]  # at most 40 cards: two digits
+            return self.editing_reply()
+        label, player, _ = self.edit_targets()[self.editing]
+        if not self.typed:
+            return Reply(f"type {player}'s {label} count first (digits, then Enter)", True)
+        n, most = int(self.typed), DECK_SIZE if label == "Dutch" else BLITZ_PILE_SIZE
+        if n > most:
+            self.typed = ""
+            return Reply(f"{player}'s {label} count is 0 to {most}, not {n}: type it again", True)
+        self.given[label][player] = n
+        self.editing, self.typed = None, ""
+        self.fits, self.chosen = (), None  # the counts they fitted have changed
+        piles = self.piles.read if self.piles is not None else None
+        if label == "Dutch" and piles is not None and piles.complete:
+            # a count given by hand answers the round's questions: say where it leaves
+            # the Dutch counts against the piles' exact total before ``c`` commits them
+            dutch = {
+                p: self.given["Dutch"].get(p, self.counted("Dutch", d)) for p, d in self.seats()
+            }
+            if sum(dutch.values()) != piles.total:
+                return Reply(
+                    f"{player} Dutch {n} given; the Dutch counts make {sum(dutch.values())}, "
+                    f"the piles {piles.total}: c commits them so",
+                    error=True,
+                )
+        return Reply(f"{player} {label} {n} given; c commits it")
 
     def choose(self, k: int) -> Reply:
         """Key ``k``: take the ``k``-th of the Dutch counts that fit the piles' total, as a
@@ -384,16 +487,24 @@ class RoundTaker:
             else:
                 dutch = tally_of(self.dutch.count)
             chosen = self.chosen
+            given = self.given
+            fix_dutch = {**(chosen or {}), **given["Dutch"]} or None
             result = round_from_tallies(
-                g.setup, dutch, blitz, fix_dutch=chosen, pile_total=total, unread_piles=unread
+                g.setup,
+                dutch,
+                blitz,
+                fix_dutch=fix_dutch,
+                fix_blitz=given["Blitz"] or None,
+                pile_total=total,
+                unread_piles=unread,
             )
-            self.fits = () if chosen is not None else result.fits
+            self.fits = () if fix_dutch is not None else result.fits
             self.shown = result.shown_way()
             if differences:
                 result = dataclasses.replace(result, problems=result.problems + differences)
             if piles is not None and piles.given:
-                given = given_corrections(piles)
-                result = dataclasses.replace(result, corrections=(*result.corrections, *given))
+                tops = given_corrections(piles)
+                result = dataclasses.replace(result, corrections=(*result.corrections, *tops))
             if needs_look(result, self.accept):
                 # as `score --commit` refuses it, with this window's keys first: the
                 # panel may have no room for the end of a long list of problems
@@ -425,6 +536,8 @@ class RoundTaker:
                 reasons.append(
                     f"chosen in the window among the counts that reach the piles' total {total}"
                 )
+            if given["Dutch"] or given["Blitz"]:
+                reasons.append("counts given in the window")
             if piles is not None and piles.given:
                 reasons.append("pile tops given in the window")
             reason = "; ".join(reasons) or None
@@ -442,6 +555,7 @@ class RoundTaker:
         self.dutch = self.blitz = self.piles = None
         self.accept = False
         self.fits, self.chosen = (), None
+        self.given = {"Dutch": {}, "Blitz": {}}
         return number
 
 

@@ -191,3 +191,83 @@ def test_x_gives_a_finished_pile_face_down_and_0_a_ten(home) -> None:
         "Dutch pile #1 top 4 -> 10",
         "Dutch pile #2 top ? -> 9",
     ]
+
+
+def test_e_gives_one_players_dutch_count_and_c_commits_it(tallero, home) -> None:
+    """Ann 2 (could be 1), Ben 1, Dee 3 (could be 2): ``e`` steps to Ben's Dutch count,
+    ``4`` and Enter give it, and ``c`` commits the round with it, as ``--fix-dutch
+    Ben=4`` would (a correction by hand answers the doubts, as on the command line)."""
+    assert tallero("game", "new", *SEATS).code == 0
+    ticks = run_script(lambda k: "abcdef", 30, unsure="ad")
+    keys = {15: "d", 16: "e", 17: "e", 18: "4", 19: "\r", 20: "c"}
+    messages, taken = keyed(home, ticks, keys)
+    assert messages[17] == "Ann Dutch (counted 2): _; Enter sets it, e: the next count"
+    assert messages[18] == "Ben Dutch (counted 1): _; Enter sets it, e: the next count"
+    assert messages[19] == "Ben Dutch (counted 1): 4; Enter sets it, e: the next count"
+    assert messages[20] == "Ben Dutch 4 given; c commits it"
+    assert taken[20][-1] == "Dutch given: Ben 4"
+    assert messages[21] == "round 1 committed with its evidence"
+    assert not any("given" in line for line in taken[21])
+    rev = tallero("history", "1", "--json").json()["revisions"][0]
+    assert {p: c["dutch"] for p, c in rev["players"].items()} == {
+        "Ann": 2,
+        "Ben": 4,
+        "Cy": 0,
+        "Dee": 3,
+    }
+    assert "corrected by hand: Ben Dutch 1 -> 4" in rev["reason"]
+    assert "counts given in the window" in rev["reason"]
+
+
+def test_e_gives_a_blitz_count_checked_and_another_key_gives_up(tallero, home) -> None:
+    """Before ``d`` only the Blitz counts can be given (no Blitz photo: 0 each); 12 is
+    refused (a Blitz pile holds 10), Backspace takes a digit back; ``d`` keeps the Blitz
+    count given, and ``e`` then starts from the Dutch counts; any other key gives up
+    the count being typed, and the digit after it does nothing."""
+    assert tallero("game", "new", *SEATS).code == 0
+    ticks = run_script(lambda k: "abcdef", 30, unsure="ad")
+    keys = {15: "e", 16: "1", 17: "2", 18: "\r", 19: "7", 20: "\x7f", 21: "3", 22: "\r"}
+    keys |= {23: "d", 24: "e", 25: "a", 26: "3", 27: "c"}
+    messages, taken = keyed(home, ticks, keys)
+    assert messages[16] == "Ann Blitz (counted 0): _; Enter sets it, e: the next count"
+    assert messages[18].startswith("Ann Blitz (counted 0): 12;")
+    assert messages[19] == "Ann's Blitz count is 0 to 10, not 12: type it again"
+    assert messages[21].startswith("Ann Blitz (counted 0): _;")
+    assert messages[23] == "Ann Blitz 3 given; c commits it"
+    assert taken[24][-1] == "Blitz given: Ann 3"  # kept when the Dutch count is taken
+    assert messages[25].startswith("Ann Dutch (counted 2): _;")
+    assert messages[26] == messages[27] == "flagged cards accepted"
+    assert messages[28] == "round 1 committed with its evidence"
+    rev = tallero("history", "1", "--json").json()["revisions"][0]
+    assert {p: c["blitz"] for p, c in rev["players"].items()} == {
+        "Ann": 3,
+        "Ben": 0,
+        "Cy": 0,
+        "Dee": 0,
+    }
+    assert rev["players"]["Ann"]["dutch"] == 2
+    assert "corrected by hand: Ann Blitz 0 -> 3" in rev["reason"]
+
+
+def test_e_without_a_game_says_how_to_start_one(home) -> None:
+    from commands.taker import RoundTaker
+
+    taker = RoundTaker(home, None, home / "snapshots")
+    reply = taker.press("e", run_script(lambda k: "ab", 5)[-1])
+    assert reply is not None and reply.error
+    assert reply.message == "no game: start one with `tallero game new`"
+
+
+def test_a_dutch_count_given_that_misses_the_piles_total_says_so(tallero, home) -> None:
+    """Piles of 4 and 1 (total 5), Dutch counts Ann 2, Ben 1, Dee 3: Ben given 4 makes 9,
+    which the panel says before ``c`` commits it as given."""
+    assert tallero("game", "new", *SEATS).code == 0
+    ticks = run_script(lambda k: "abcdef", 30, unsure="ad")
+    keys = {15: "p", 16: "d", 17: "e", 18: "e", 19: "4", 20: "\r", 21: "e", 22: "e"}
+    keys |= {23: "0", 24: "\r"}
+    messages, _ = keyed(home, ticks, keys)
+    assert (
+        messages[21] == "Ben Dutch 4 given; the Dutch counts make 9, the piles 5: c commits them so"
+    )
+    assert messages[23].startswith("Ben Dutch (counted 1, given 4): _;")
+    assert messages[25] == "Ben Dutch 0 given; c commits it"  # 2 + 0 + 3 = 5

@@ -28,8 +28,8 @@ ERROR_BGR = (0, 0, 210)
 KEYS_HELP = (
     "d: Dutch count  b: Blitz count",
     "p: Dutch piles  t: give a pile's top",
-    "a: accept flagged  c: commit",
-    "s: snapshot  q: quit",
+    "e: give a player's count  a: accept",
+    "c: commit  s: snapshot  q: quit",
 )
 TALLY_KEYS_HELP = ("u: undo the last card counted",)
 FLASH_BGR = (0, 200, 255)
