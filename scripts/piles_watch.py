@@ -2,7 +2,7 @@
 (a measurement, not a test).
 
     python scripts/piles_watch.py SET [--size 1280x720] [--seconds 4] [--fps 10]
-        [--hand 0.5] [--limit N] [--seed S] [--profile P] [--threads 2]
+        [--hand 0.5] [--limit N] [--seed S] [--profile P] [--threads 2] [--live KEY=V,...]
 
 SET is a piles set (``dataset synth --kind piles``) or a set of rounds (their piles
 photos). Each photo is filmed as a webcam films the middle of the table
@@ -15,7 +15,8 @@ the window's `RoundTaker` with the photo counter for the piles and the calm chec
 where a press is turned away). At the end of the clip the piles taken are scored against
 the truth: complete and right, not complete (they ask for a look), complete and wrong, or
 never taken; with the seconds of the clip from the first press to the piles taken, and
-how often a changed picture started the reading again.
+how often a changed picture started the reading again. ``--live`` overrides
+`LiveSettings` (``touch_drift=false``, ...).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from commands.piles import PilesReader  # noqa: E402
 from commands.taker import RoundTaker  # noqa: E402
 from vision.enroll.profiles import profile_counter  # noqa: E402
 from vision.lab.piles_frames import film, piles_photos  # noqa: E402
+from vision.lab.sweep import parse_overrides  # noqa: E402
 from vision.live.settings import LiveSettings  # noqa: E402
 from vision.live.sources import parse_size  # noqa: E402
 from vision.live.still import StillCheck  # noqa: E402
@@ -49,10 +51,14 @@ HAND_S = 1.2
 
 
 def run_clip(
-    frames: list[np.ndarray], fps: float, decks: tuple[str, ...], live: Any, reader: Any
+    frames: list[np.ndarray],
+    fps: float,
+    decks: tuple[str, ...],
+    live: Any,
+    reader: Any,
+    settings: LiveSettings,
 ) -> dict[str, Any]:
     """One clip through the watch loop, ``p`` pressed as a user presses it."""
-    settings = LiveSettings()
     watcher = Watcher(live, decks, settings, fps)
     with tempfile.TemporaryDirectory() as home:
         taker = RoundTaker(
@@ -100,7 +106,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--profile", default=None)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--only", default=None, help="clip numbers (0-based, commas): these alone")
+    ap.add_argument("--live", default="", metavar="KEY=V,...", help="LiveSettings overrides")
     a = ap.parse_args(argv)
+    try:
+        settings = LiveSettings(**parse_overrides(a.live, LiveSettings(), "LiveSettings"))
+    except (TypeError, ValueError) as e:
+        ap.error(str(e))
     size = parse_size(a.size)
     if size is None or a.seconds <= 1 or a.fps <= 0 or not 0 <= a.hand <= 1:
         ap.error("--size WxH, --seconds over 1, --fps over 0 and --hand in 0..1 are needed")
@@ -130,7 +141,7 @@ def main(argv: list[str] | None = None) -> None:
             start = int(rng.uniform(PRESS_FROM_S, a.seconds / 2) * a.fps)
             hand = (start, start + int(HAND_S * a.fps), (float(palm[0]), float(palm[1])))
         frames, _ = film(photo, truth, size, n, rng, span=a.seconds / 8, jumps=True, hand=hand)
-        out = run_clip(frames, a.fps, decks, live, reader.read)
+        out = run_clip(frames, a.fps, decks, live, reader.read, settings)
         total = sum(p["top"] for p in truth["dutch_piles"])
         piles = out["piles"]
         kind = (
@@ -169,6 +180,7 @@ def main(argv: list[str] | None = None) -> None:
     print(
         json.dumps(
             {
+                "live": a.live,
                 "clips": clips,
                 **{k: round(v / clips, 4) for k, v in tally.items()},
                 "by_hand": by_hand,

@@ -444,3 +444,43 @@ def test_a_card_named_two_decks_by_turns_is_decided_after_decide_max_s() -> None
     assert [v.steady for v in views].index(True) == 15
     assert changes(views) == [{"pump": 1}]  # pump's votes lead; the range shows the doubt
     assert views[-1].count.ranges["pail"] == (0, 1)
+
+
+def test_a_camera_drifting_over_large_faces_touches_nothing_but_a_hand_still_does() -> None:
+    # a table of large faces (white, a thick dark number and a figure each), filmed by a camera that
+    # drifts 5 px a frame: with drift taken off no face is touched; a hand still touches
+    rng = np.random.default_rng(1)
+    table = np.full((400, 560, 3), 70, np.uint8)
+    faces = []
+    for x in range(40, 480, 130):
+        for y in range(40, 300, 170):
+            cv2.rectangle(table, (x, y), (x + 100, y + 140), (235, 235, 235), -1)
+            cv2.putText(
+                table, "10", (x + 4, y + 70), cv2.FONT_HERSHEY_SIMPLEX, 2.2, (30, 30, 30), 12
+            )
+            cv2.circle(table, (x + 50, y + 110), 18, (40, 60, 160), -1)  # the figure
+            faces.append(
+                np.array([[x, y], [x + 100, y], [x + 100, y + 140], [x, y + 140]], np.float32)
+            )
+
+    def frame(k: int) -> np.ndarray:
+        m = np.float32([[1, 0, 5.0 * k], [0, 1, 2.5 * k]])
+        moved = cv2.warpAffine(table, m, (560, 400), borderMode=cv2.BORDER_REPLICATE)
+        noisy = moved.astype(int) + rng.integers(-3, 4, moved.shape)
+        return np.clip(noisy, 0, 255).astype(np.uint8)
+
+    def touched(drift: bool, hand: bool) -> list[float]:
+        meter, touches = MotionMeter(exposure=True, drift=drift), Touches(open_cells=3)
+        for k in range(4):
+            picture = frame(k)
+            if hand and k == 3:
+                cv2.rectangle(picture, (30, 30), (160, 200), (60, 120, 200), -1)
+            meter.add(picture, k * 0.1)
+        touches.stamp(meter.take(), 0.3)
+        shift = np.float32([5.0 * 3, 2.5 * 3])  # where the faces lie in the last frame
+        return [touches.share_since(f + shift, 0.3) for f in faces]
+
+    assert max(touched(drift=False, hand=False)) >= 0.5  # the drift reads as a hand ...
+    assert max(touched(drift=True, hand=False)) < 0.5  # ... not once it is taken off
+    with_hand = touched(drift=True, hand=True)
+    assert with_hand[0] >= 0.5 and max(with_hand[1:]) < 0.5

@@ -10,7 +10,9 @@ tests drive the tally with hand-made `Motion` values.
 `Touches` keeps, for the steady table, when each place of the picture was last *touched*:
 changed in a patch at least ``open_cells`` cells across (a hand, a card laid or taken away),
 with a change of exposure taken off first; the thin lines a pixel of camera shake leaves
-along the cards' edges are not a touch.
+along the cards' edges are not a touch. A meter with ``drift`` first moves the frame before
+by the shift of the whole picture (`picture_shift`), so a camera drifting over large faces
+moves no cell: only what changed on the table does.
 """
 
 from __future__ import annotations
@@ -107,6 +109,31 @@ def grey_cells(image: Array, cell_px: int) -> Array:
     return out
 
 
+# a shift of the whole picture under this many cells is noise (no move); over the most
+# one frame can drift, it is a cut, not a drift
+SHIFT_MIN_CELLS = 0.1
+SHIFT_MAX_CELLS = 8.0
+
+
+def picture_shift(before: Array, after: Array, window: Array) -> tuple[float, float]:
+    """How far (cells, x and y) the whole picture moved from ``before`` to ``after`` (grey
+    cells, same shape; phase correlation under ``window``, a Hann window of that shape).
+    A hand over part of the picture hardly moves it: the still rest of the table leads."""
+    (dx, dy), _ = cv2.phaseCorrelate(before.astype(np.float32), after.astype(np.float32), window)
+    return float(dx), float(dy)
+
+
+def shifted(cells: Array, dx: float, dy: float) -> Array:
+    """``cells`` moved by ``(dx, dy)`` cells (edges repeated), as int16."""
+    h, w = cells.shape[:2]
+    m = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
+    moved = cv2.warpAffine(
+        cells.astype(np.float32), m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    out: Array = np.rint(moved).astype(np.int16)
+    return out
+
+
 class MotionMeter:
     """Marks where each frame differs from the one before (``cell_px`` px cells).
 
@@ -115,12 +142,18 @@ class MotionMeter:
         threshold: grey levels (0-255) a cell must change by to count as moved.
         exposure: take the frame's median change off first (a change of exposure moves
             every cell alike and is no motion).
+        drift: move the frame before by the whole picture's shift first (`picture_shift`:
+            the camera drifting or shaken is no motion).
     """
 
-    def __init__(self, cell_px: int = 4, threshold: float = 20.0, exposure: bool = False) -> None:
+    def __init__(
+        self, cell_px: int = 4, threshold: float = 20.0, exposure: bool = False, drift: bool = False
+    ) -> None:
         self.cell_px = cell_px
         self.threshold = threshold
         self.exposure = exposure
+        self.drift = drift
+        self._window: Array | None = None
         self._last: Array | None = None
         self._last_t: float | None = None
         self._moved: Array | None = None
@@ -135,11 +168,24 @@ class MotionMeter:
             self._moved = np.zeros(small.shape, np.float32)
         if self._last is not None and self._last.shape == small.shape and self._last_t is not None:
             dt = max(t - self._last_t, 0.0)
-            change = small - self._last
+            change = small - self._before(small)
             if self.exposure:
                 change -= np.int16(np.median(change))
             self._moved += (np.abs(change) > self.threshold) * np.float32(dt)
         self._last, self._last_t = small, t
+
+    def _before(self, small: Array) -> Array:
+        """The frame before, moved by the picture's shift where this meter takes drift off."""
+        before = self._last
+        assert before is not None
+        if not self.drift or min(small.shape[:2]) < 8:
+            return before
+        if self._window is None or self._window.shape != small.shape:
+            self._window = cv2.createHanningWindow(small.shape[::-1], cv2.CV_32F)
+        dx, dy = picture_shift(before, small, self._window)
+        if SHIFT_MIN_CELLS < max(abs(dx), abs(dy)) < SHIFT_MAX_CELLS:
+            return shifted(before, dx, dy)
+        return before
 
     def take(self) -> Motion | None:
         """The motion since the last take (``None`` before the first frame)."""

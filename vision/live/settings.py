@@ -53,6 +53,9 @@ class LiveSettings:
             it, a card laid or taken) ...
         touch_open_cells: ... a patch at least this many motion cells across (a thin line
             along an edge, the camera shaken by a pixel, is no touch).
+        touch_drift: ... with the whole picture's shift since the frame before taken off
+            first (`vision.live.motion.picture_shift`): a camera drifting over large faces
+            touches nothing.
         touch_settling_s: the view is SETTLING while a counted card is touched and this long
             after (a hand over the cards, even one that hides none of them); ``-1``: touches
             never make it SETTLING.
@@ -99,6 +102,7 @@ class LiveSettings:
     still_max_s: float = 1.0
     touch_share: float = 0.5
     touch_open_cells: int = 3
+    touch_drift: bool = True
     touch_settling_s: float = 0.2
     could_be_min_share: float = 0.2
     decided_lead: float = 3.0

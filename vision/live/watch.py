@@ -68,7 +68,7 @@ class Watcher:
         self.unmatched = False  # the last counted frame had cards no track took (yet)
         self.counted_frames = 0
         # the steady table's: where a hand or a card changed the picture (exposure aside)
-        self.touch_motion = MotionMeter(exposure=True)
+        self.touch_motion = MotionMeter(exposure=True, drift=s.touch_drift)
         # with a tally: where each frame moved (a hand passing over a card, or laying one),
         # on the same cells
         cell_px = self.touch_motion.cell_px
