@@ -6,13 +6,13 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from commands.given import BACK_KEYS, ENTER_KEYS, GivenCounts, counts_text
 from commands.piles import PilesTaken, given_corrections
+from commands.taken import Reply, Taken, TallyTaken
 from scoring.errors import ImageError, NeedsForce, TalleroError, UsageError
-from scoring.rules import BLITZ_PILE_SIZE, DECK_SIZE
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -27,65 +27,6 @@ if TYPE_CHECKING:
 IN_VIEW_EVERY_S = 0.2
 # ``t`` then one key gives a pile's top: 1 to 9, 0 for 10, x for a finished pile face down
 TOP_KEYS = {**{str(k): str(k) for k in range(1, 10)}, "0": "10", "x": "down"}
-# ``e`` then digits give a player's count; Enter sets it, Backspace takes a digit back
-ENTER_KEYS = ("\r", "\n")
-BACK_KEYS = ("\b", "\x7f")
-
-
-@dataclass(frozen=True)
-class Taken:
-    """A steady count taken with a key: the count, the frame it was taken on."""
-
-    count: Count
-    image: Any  # BGR frame
-
-    def detections(self) -> dict[str, Any]:
-        """The evidence's detections: every card of the steady count."""
-        return self.count.to_json()
-
-    @property
-    def model(self) -> str:
-        """The name of the models that counted the frame."""
-        return str(self.count.model.get("name", ""))
-
-
-@dataclass(frozen=True)
-class TallyTaken:
-    """The tally taken as the Dutch counts (``d`` with ``--tally``), beside the still count
-    of the finished spread on the frame it was taken on.
-
-    Attributes:
-        counts: the tally per deck.
-        still: the still count of the frame.
-        image: the frame (BGR).
-        events: the tally's events so far (counted, moved, undone), as printed.
-        differences: where the two disagree beyond the still count's range (flagged).
-    """
-
-    counts: dict[str, int]
-    still: Count
-    image: Any
-    events: list[dict[str, Any]]
-    differences: tuple[str, ...]
-
-    def detections(self) -> dict[str, Any]:
-        """The evidence's detections: the still count's cards, the tally and its events
-        (every undo with the frame whose card it took back)."""
-        return {**self.still.to_json(), "tally": {"counts": self.counts, "events": self.events}}
-
-    @property
-    def model(self) -> str:
-        """The name of the models that counted the frame as a still photo."""
-        return str(self.still.model.get("name", ""))
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What a key did: a line for the panel, whether it is a problem, whether to quit."""
-
-    message: str
-    error: bool = False
-    quit: bool = False
 
 
 class RoundTaker:
@@ -152,12 +93,8 @@ class RoundTaker:
         self.shown: int | None = None  # which of them the counts shown are (``a`` takes it)
         self.chosen: dict[str, int] | None = None
         self.giving: int | None = None  # the pile whose top the next key gives (``t``)
-        # counts given by hand (``e``): "Dutch"/"Blitz" -> player -> count; the count being
-        # given (its place in `edit_targets`) and the digits typed so far
-        self.given: dict[str, dict[str, int]] = {"Dutch": {}, "Blitz": {}}
-        self.editing: int | None = None
-        self.typed = ""
         self._seats: tuple[tuple[str, str], ...] | None = None  # (player, deck) of the game
+        self.given = GivenCounts(self.seats)  # players' counts typed by hand (``e``)
         # whether the picture still showed the piles' table: (their frame, when, answer)
         self._in_view: tuple[Any, float, bool] | None = None
         self.read_t = 0.0
@@ -182,15 +119,13 @@ class RoundTaker:
                 out.append(f"{label}: {counts or 'no cards'}")
         if self.piles is not None:
             out.append(self.piles.line())
-        for label, given in self.given.items():
-            if given:
-                out.append(f"{label} given: {_counts_text(given)}")
+        out += self.given.lines()
         if self.chosen is not None:
-            out.append(f"Dutch chosen: {_counts_text(self.chosen)}")
+            out.append(f"Dutch chosen: {counts_text(self.chosen)}")
         elif self.fits:
             out.append(f"the piles' total fits (keys 1-{len(self.fits)}):")
             out += [
-                f"{k}: {_counts_text(f)}" + (" (shown: a takes it)" if k - 1 == self.shown else "")
+                f"{k}: {counts_text(f)}" + (" (shown: a takes it)" if k - 1 == self.shown else "")
                 for k, f in enumerate(self.fits, 1)
             ]
         if self.accept:
@@ -207,13 +142,13 @@ class RoundTaker:
                 return Reply("no card to undo", error=True)
             self.dutch = None if isinstance(self.dutch, TallyTaken) else self.dutch
             return Reply(f"undone: card {undone.card} ({undone.deck})")
-        if self.editing is not None:
+        if self.given.editing is not None:
             if key.isdigit() or key in ENTER_KEYS + BACK_KEYS:
                 return self.type_count(key)
             if key != "e":
-                self.editing, self.typed = None, ""  # another key: no count is given
+                self.given.stop()  # another key: no count is given
         if key == "e":
-            return self.next_count()
+            return self.given.next(self.dutch is not None, self.counted)
         if self.giving is not None:
             if key in TOP_KEYS:
                 return self.give_top(TOP_KEYS[key])
@@ -225,10 +160,8 @@ class RoundTaker:
             return self.choose(int(key))
         if key in ("d", "b", "p", "u"):
             self.fits, self.chosen = (), None  # the counts they fitted are being replaced
-        if key in ("d", "u"):
-            self.given["Dutch"] = {}  # the counts given replaced what is being taken again
-        if key == "b":
-            self.given["Blitz"] = {}
+        if key in ("d", "b"):  # the counts given replaced what is being taken again
+            self.given.clear("Dutch" if key == "d" else "Blitz")
         if key in ("d", "b"):
             label = "Dutch" if key == "d" else "Blitz"
             if not tick.view.steady:
@@ -318,13 +251,6 @@ class RoundTaker:
             self._seats = tuple((seat.player, seat.deck.id) for seat in setup.seats)
         return self._seats
 
-    def edit_targets(self) -> list[tuple[str, str, str]]:
-        """The counts ``e`` steps through: (Dutch or Blitz, player, deck); the Dutch ones
-        once the Dutch count is taken, the Blitz ones always (no Blitz photo: 0 each)."""
-        seats = self.seats()
-        dutch = [("Dutch", p, d) for p, d in seats] if self.dutch is not None else []
-        return dutch + [("Blitz", p, d) for p, d in seats]
-
     def counted(self, label: str, deck: str) -> int:
         """What the camera counted for ``deck``'s ``label`` cards (0 where nothing taken)."""
         taken = self.dutch if label == "Dutch" else self.blitz
@@ -332,58 +258,15 @@ class RoundTaker:
             return int(taken.counts.get(deck, 0))
         return int(taken.count.counts.get(deck, 0)) if taken is not None else 0
 
-    def next_count(self) -> Reply:
-        """Key ``e``: the next player's count that digits and Enter will give."""
-        try:
-            targets = self.edit_targets()
-        except TalleroError as exc:
-            return Reply(str(exc), error=True)
-        self.editing = 0 if self.editing is None else (self.editing + 1) % len(targets)
-        self.typed = ""
-        return self.editing_reply()
-
-    def editing_reply(self) -> Reply:
-        """The panel's line while a count is being given."""
-        assert self.editing is not None
-        label, player, deck = self.edit_targets()[self.editing]
-        now = self.given[label].get(player)
-        was = f"counted {self.counted(label, deck)}" + (f", given {now}" if now is not None else "")
-        typed = self.typed or "_"
-        return Reply(f"{player} {label} ({was}): {typed}; Enter sets it, e: the next count")
-
     def type_count(self, key: str) -> Reply:
-        """A digit, Backspace or Enter while ``e`` gives a count."""
-        assert self.editing is not None
-        if key in BACK_KEYS:
-            self.typed = self.typed[:-1]
-            return self.editing_reply()
-        if key.isdigit():
-            self.typed = (self.typed + key)[-2:]  # at most 40 cards: two digits
-            return self.editing_reply()
-        label, player, _ = self.edit_targets()[self.editing]
-        if not self.typed:
-            return Reply(f"type {player}'s {label} count first (digits, then Enter)", True)
-        n, most = int(self.typed), DECK_SIZE if label == "Dutch" else BLITZ_PILE_SIZE
-        if n > most:
-            self.typed = ""
-            return Reply(f"{player}'s {label} count is 0 to {most}, not {n}: type it again", True)
-        self.given[label][player] = n
-        self.editing, self.typed = None, ""
-        self.fits, self.chosen = (), None  # the counts they fitted have changed
+        """A digit, Backspace or Enter while ``e`` gives a count; a count given drops the
+        ways to the piles' total listed (they fitted the counts before)."""
         piles = self.piles.read if self.piles is not None else None
-        if label == "Dutch" and piles is not None and piles.complete:
-            # a count given by hand answers the round's questions: say where it leaves
-            # the Dutch counts against the piles' exact total before ``c`` commits them
-            dutch = {
-                p: self.given["Dutch"].get(p, self.counted("Dutch", d)) for p, d in self.seats()
-            }
-            if sum(dutch.values()) != piles.total:
-                return Reply(
-                    f"{player} Dutch {n} given; the Dutch counts make {sum(dutch.values())}, "
-                    f"the piles {piles.total}: c commits them so",
-                    error=True,
-                )
-        return Reply(f"{player} {label} {n} given; c commits it")
+        total = piles.total if piles is not None and piles.complete else None
+        reply = self.given.key(key, self.dutch is not None, self.counted, total)
+        if self.given.editing is None:
+            self.fits, self.chosen = (), None
+        return reply
 
     def choose(self, k: int) -> Reply:
         """Key ``k``: take the ``k``-th of the Dutch counts that fit the piles' total, as a
@@ -391,7 +274,7 @@ class RoundTaker:
         if not 1 <= k <= len(self.fits):
             return Reply(f"choose 1 to {len(self.fits)}", error=True)
         self.chosen = dict(self.fits[k - 1])
-        return Reply(f"Dutch counts chosen: {_counts_text(self.chosen)}; c commits")
+        return Reply(f"Dutch counts chosen: {counts_text(self.chosen)}; c commits")
 
     def follow(self, tick: Tick) -> Reply | None:
         """Read one more frame for ``p`` where the piles are being read and ``tick``'s view
@@ -487,7 +370,7 @@ class RoundTaker:
             else:
                 dutch = tally_of(self.dutch.count)
             chosen = self.chosen
-            given = self.given
+            given = self.given.counts
             fix_dutch = {**(chosen or {}), **given["Dutch"]} or None
             result = round_from_tallies(
                 g.setup,
@@ -555,10 +438,5 @@ class RoundTaker:
         self.dutch = self.blitz = self.piles = None
         self.accept = False
         self.fits, self.chosen = (), None
-        self.given = {"Dutch": {}, "Blitz": {}}
+        self.given.clear()
         return number
-
-
-def _counts_text(counts: dict[str, int]) -> str:
-    """``Ann 5, Ben 3``."""
-    return ", ".join(f"{player} {n}" for player, n in counts.items())

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from live_stubs import keyed_window
-from test_watch import SEATS, piles_of, run_script
+from test_watch import SEATS, run_script
+from test_watch_piles import piles_of
 
 
 def keyed(
@@ -25,6 +26,17 @@ def keyed(
     taken: list[list[str]] = []
     messages, _ = keyed_window(ticks, keys, taker, panel, taken)
     return messages, taken
+
+
+def first_revision(tallero: Any) -> dict[str, Any]:
+    """Round 1 as first committed (`history --json`)."""
+    rev: dict[str, Any] = tallero("history", "1", "--json").json()["revisions"][0]
+    return rev
+
+
+def column(rev: dict[str, Any], key: str) -> dict[str, int]:
+    """Each player's ``key`` (``dutch``, ``blitz``) in a revision."""
+    return {player: counts[key] for player, counts in rev["players"].items()}
 
 
 def test_a_number_key_chooses_among_the_counts_that_reach_the_piles_total(tallero, home) -> None:
@@ -49,8 +61,8 @@ def test_a_number_key_chooses_among_the_counts_that_reach_the_piles_total(taller
     assert taken[20][-1] == "Dutch chosen: Ann 1, Dee 3"
     assert messages[21] == "round 1 committed with its evidence"
     assert not any(line.startswith(("1:", "Dutch chosen")) for line in taken[21])
-    rev = tallero("history", "1", "--json").json()["revisions"][0]
-    assert {p: c["dutch"] for p, c in rev["players"].items()} == {
+    rev = first_revision(tallero)
+    assert column(rev, "dutch") == {
         "Ann": 1,
         "Ben": 1,
         "Cy": 0,
@@ -160,7 +172,7 @@ def test_t_gives_the_top_of_a_pile_the_frames_left_unread(tallero, home) -> None
     assert messages[21].startswith("pile #2 (not read)")
     assert messages[22] == "pile #2: top 2 given; Dutch piles: 2, total 6"
     assert messages[23] == "round 1 committed with its evidence"
-    rev = tallero("history", "1", "--json").json()["revisions"][0]
+    rev = first_revision(tallero)
     assert "corrected by hand: Dutch pile #2 top ? -> 2" in rev["reason"]
     assert "pile tops given in the window" in rev["reason"]
     audit = tallero("audit", "1", "--json").json()["piles"]["photo"]
@@ -208,8 +220,8 @@ def test_e_gives_one_players_dutch_count_and_c_commits_it(tallero, home) -> None
     assert taken[20][-1] == "Dutch given: Ben 4"
     assert messages[21] == "round 1 committed with its evidence"
     assert not any("given" in line for line in taken[21])
-    rev = tallero("history", "1", "--json").json()["revisions"][0]
-    assert {p: c["dutch"] for p, c in rev["players"].items()} == {
+    rev = first_revision(tallero)
+    assert column(rev, "dutch") == {
         "Ann": 2,
         "Ben": 4,
         "Cy": 0,
@@ -238,8 +250,8 @@ def test_e_gives_a_blitz_count_checked_and_another_key_gives_up(tallero, home) -
     assert messages[25].startswith("Ann Dutch (counted 2): _;")
     assert messages[26] == messages[27] == "flagged cards accepted"
     assert messages[28] == "round 1 committed with its evidence"
-    rev = tallero("history", "1", "--json").json()["revisions"][0]
-    assert {p: c["blitz"] for p, c in rev["players"].items()} == {
+    rev = first_revision(tallero)
+    assert column(rev, "blitz") == {
         "Ann": 3,
         "Ben": 0,
         "Cy": 0,
