@@ -160,12 +160,11 @@ class RoundTaker:
             return self.choose(int(key))
         if key in ("d", "b", "p", "u"):
             self.fits, self.chosen = (), None  # the counts they fitted are being replaced
-        if key in ("d", "b"):  # the counts given replaced what is being taken again
-            self.given.clear("Dutch" if key == "d" else "Blitz")
         if key in ("d", "b"):
             label = "Dutch" if key == "d" else "Blitz"
             if not tick.view.steady:
                 return Reply(f"wait for STEADY to take the {label} count", error=True)
+            self.given.clear(label)  # the counts given corrected the count taken before
             if key == "d" and self.tally is not None:
                 self.dutch = self.take_tally(tick)
                 flagged = len(self.dutch.differences)

@@ -283,3 +283,24 @@ def test_a_dutch_count_given_that_misses_the_piles_total_says_so(tallero, home) 
     )
     assert messages[23].startswith("Ben Dutch (counted 1, given 4): _;")
     assert messages[25] == "Ben Dutch 0 given; c commits it"  # 2 + 0 + 3 = 5
+
+
+def test_a_count_taken_again_drops_the_counts_given_but_a_refused_one_does_not(
+    tallero, home
+) -> None:
+    from commands.taker import RoundTaker
+
+    assert tallero("game", "new", *SEATS).code == 0
+    ticks = run_script(lambda k: "abcdef", 30, unsure="ad")
+    steady, settling = ticks[20], ticks[0]
+    assert steady.view.steady and not settling.view.steady
+    taker = RoundTaker(home, 1, home / "snapshots")
+    for key in ("d", "e", "4", "\r", "e", "e", "e", "e", "e", "1", "\r"):
+        taker.press(key, steady)
+    assert taker.taken_lines()[-2:] == ["Dutch given: Ann 4", "Blitz given: Ann 1"]
+    reply = taker.press("d", settling)
+    assert reply is not None and reply.message == "wait for STEADY to take the Dutch count"
+    assert taker.taken_lines()[-2:] == ["Dutch given: Ann 4", "Blitz given: Ann 1"]
+    taker.press("d", steady)
+    assert taker.taken_lines()[-1] == "Blitz given: Ann 1"
+    assert not any(line.startswith("Dutch given") for line in taker.taken_lines())
