@@ -62,12 +62,7 @@ def test_a_number_key_chooses_among_the_counts_that_reach_the_piles_total(taller
     assert messages[21] == "round 1 committed with its evidence"
     assert not any(line.startswith(("1:", "Dutch chosen")) for line in taken[21])
     rev = first_revision(tallero)
-    assert column(rev, "dutch") == {
-        "Ann": 1,
-        "Ben": 1,
-        "Cy": 0,
-        "Dee": 3,
-    }
+    assert column(rev, "dutch") == {"Ann": 1, "Ben": 1, "Cy": 0, "Dee": 3}
     assert "corrected by hand: Ann Dutch 2 -> 1" in rev["reason"]
     assert "chosen in the window among the counts that reach the piles' total 5" in rev["reason"]
 
@@ -221,12 +216,7 @@ def test_e_gives_one_players_dutch_count_and_c_commits_it(tallero, home) -> None
     assert messages[21] == "round 1 committed with its evidence"
     assert not any("given" in line for line in taken[21])
     rev = first_revision(tallero)
-    assert column(rev, "dutch") == {
-        "Ann": 2,
-        "Ben": 4,
-        "Cy": 0,
-        "Dee": 3,
-    }
+    assert column(rev, "dutch") == {"Ann": 2, "Ben": 4, "Cy": 0, "Dee": 3}
     assert "corrected by hand: Ben Dutch 1 -> 4" in rev["reason"]
     assert "counts given in the window" in rev["reason"]
 
@@ -251,12 +241,7 @@ def test_e_gives_a_blitz_count_checked_and_another_key_gives_up(tallero, home) -
     assert messages[26] == messages[27] == "flagged cards accepted"
     assert messages[28] == "round 1 committed with its evidence"
     rev = first_revision(tallero)
-    assert column(rev, "blitz") == {
-        "Ann": 3,
-        "Ben": 0,
-        "Cy": 0,
-        "Dee": 0,
-    }
+    assert column(rev, "blitz") == {"Ann": 3, "Ben": 0, "Cy": 0, "Dee": 0}
     assert rev["players"]["Ann"]["dutch"] == 2
     assert "corrected by hand: Ann Blitz 0 -> 3" in rev["reason"]
 
