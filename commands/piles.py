@@ -128,6 +128,20 @@ def pile_lines(piles: Piles) -> list[str]:
     return lines
 
 
+def small_tops_tip(read: Piles) -> str:
+    """For ``watch``'s ``p``: where a face-up top left unread is small in the picture, how to
+    read it (empty where none is)."""
+    small = read.small_unread
+    if not small:
+        return ""
+    from vision.piles.read import SMALL_TOP_PX
+
+    return (
+        f"; the top of {', '.join(f'#{i}' for i in small)} lies under {SMALL_TOP_PX:.0f} px: "
+        "bring the camera closer or ask it for --size 1280x720"
+    )
+
+
 def given_corrections(read: Piles) -> list[str]:
     """The pile tops a person gave (`Piles.with_tops`), as a round lists its corrections."""
     return [

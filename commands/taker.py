@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from commands.given import BACK_KEYS, ENTER_KEYS, GivenCounts, counts_text
-from commands.piles import PilesTaken, given_corrections
+from commands.piles import PilesTaken, given_corrections, small_tops_tip
 from commands.taken import Reply, Taken, TallyTaken
 from scoring.errors import ImageError, NeedsForce, TalleroError, UsageError
 
@@ -315,7 +315,7 @@ class RoundTaker:
         self.reading = []
         merged = merge_frames([read for read, _ in reads])
         self.piles = PilesTaken(merged, reads[0][1], tuple(reads[1:]))
-        return Reply(f"{self.piles.line()} taken")
+        return Reply(f"{self.piles.line()} taken" + small_tops_tip(merged))
 
     def take_tally(self, tick: Tick) -> TallyTaken:
         """The tally as the Dutch counts, beside the still count of ``tick``'s frame."""

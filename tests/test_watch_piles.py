@@ -11,11 +11,12 @@ from live_stubs import keyed_window
 from test_watch import DECKS, ROOT, SEATS, run_script, window_run
 
 
-def piles_of(*tops: int | None) -> Any:
-    """A stub of the piles read off a frame: face-up piles with these tops (None: unread)."""
+def piles_of(*tops: int | None, long_px: float = 90.0) -> Any:
+    """A stub of the piles read off a frame: face-up piles with these tops (None: unread),
+    each top ``long_px`` long in the frame."""
     from vision.piles.read import Pile, Piles
 
-    corners = np.zeros((4, 2), np.float32)
+    corners = np.array([[0, 0], [0.7, 0], [0.7, 1], [0, 1]], np.float32) * long_px
     return Piles(
         "frame",
         (200, 160),
@@ -58,6 +59,12 @@ def test_p_reads_the_dutch_piles_and_their_total_settles_the_round(tallero, home
     messages, _ = window_run(home, ticks, keys, lambda image: piles_of(4, None))
     assert messages[16] == "Dutch piles: 2, total 4 (not all read: look at #2) taken"
     assert "the top of Dutch pile(s) #2 in the piles photo was not read" in messages[18]
+    # a top left unread that lies small in the picture: how to read it
+    messages, _ = window_run(home, ticks, keys, lambda image: piles_of(4, None, long_px=50))
+    assert messages[16] == (
+        "Dutch piles: 2, total 4 (not all read: look at #2) taken; the top of #2 lies under "
+        "65 px: bring the camera closer or ask it for --size 1280x720"
+    )
 
 
 def test_the_piles_key_reads_a_frame_as_a_piles_photo_is_read() -> None:
