@@ -14,8 +14,11 @@ the window's `RoundTaker` with the photo counter for the piles and the calm chec
 ``p`` is pressed on the first STEADY frame from 0.5 s (again on the next STEADY frame
 where a press is turned away). At the end of the clip the piles taken are scored against
 the truth: complete and right, not complete (they ask for a look), complete and wrong, or
-never taken; with the seconds of the clip from the first press to the piles taken, and
-how often a changed picture started the reading again. ``--live`` overrides
+never taken; with the seconds of the clip from the first press to the piles taken, and how
+often a changed picture started the reading again. Each clip not right lists its piles to
+look at (``look_at``: id, top, face down, how sure, long side in px) and those left unread
+small (``small_unread``; ``small_tip`` counts the clips where ``p``'s reply says to bring the
+camera closer). ``--live`` overrides
 `LiveSettings` (``touch_drift=false``, ...).
 """
 
@@ -169,6 +172,21 @@ def main(argv: list[str] | None = None) -> None:
                     "truth_total": total,
                     "total": None if piles is None else piles.total,
                     "uncertain": None if piles is None else piles.uncertain,
+                    # unread tops small in the frame: `p`'s reply says to come closer
+                    "small_unread": None if piles is None else piles.small_unread,
+                    # each pile to look at: its top (None unread), face down, sure, long side
+                    "look_at": None
+                    if piles is None
+                    else [
+                        [
+                            i,
+                            piles.piles[i - 1].top,
+                            piles.piles[i - 1].down,
+                            round(piles.piles[i - 1].confidence, 3),
+                            round(piles.piles[i - 1].long_side_px),
+                        ]
+                        for i in piles.uncertain
+                    ],
                     "pressed_s": out["pressed_s"],
                     "presses": out["presses"],
                     "restarts": out["restarts"],
@@ -188,6 +206,7 @@ def main(argv: list[str] | None = None) -> None:
                 "taken_after_s_max": round(max(after), 2) if after else None,
                 "restarts": restarts,
                 "presses": presses,
+                "small_tip": sum(bool(f["small_unread"]) for f in failures),
                 "seconds": round(time.perf_counter() - t0, 1),
                 "failures": failures,
             }
