@@ -178,14 +178,9 @@ def main(argv: list[str] | None = None) -> None:
                     "look_at": None
                     if piles is None
                     else [
-                        [
-                            i,
-                            piles.piles[i - 1].top,
-                            piles.piles[i - 1].down,
-                            round(piles.piles[i - 1].confidence, 3),
-                            round(piles.piles[i - 1].long_side_px),
-                        ]
-                        for i in piles.uncertain
+                        [i, p.top, p.down, round(p.confidence, 3), round(p.long_side_px)]
+                        for i, p in enumerate(piles.piles, 1)
+                        if p.uncertain
                     ],
                     "pressed_s": out["pressed_s"],
                     "presses": out["presses"],
