@@ -99,7 +99,9 @@ def recount(
 
     recounts: list[Recount] = []
     pictures: dict[str, tuple[Any, Any]] = {}
-    pile_counts: list[tuple[dict[str, Any], Count]] = []  # (its recount's JSON, its count)
+    # the piles photo, or each frame ``watch`` read them over: (its recount's JSON, its
+    # count, its picture)
+    pile_counts: list[tuple[dict[str, Any], Count, Any]] = []
     decks = tuple(s.deck.id for s in game.setup.seats)
     if counter is not None:
         unknown = [d for d in decks if d not in counter.decks]
@@ -116,25 +118,37 @@ def recount(
         count = counter.count(image, name=check.path, decks=decks)
         counted = count.to_json()
         if check.role == "piles":  # the Dutch piles before the sort: read again below
-            pile_counts.append((counted, count))
+            pile_counts.append((counted, count, image))
         recounts.append(Recount(check.role, check.path, counted))
         pictures.setdefault(check.role, (image, count))
-    if pile_counts:
-        pile_counts[0][0]["piles"] = piles_again([c for _, c in pile_counts], given_tops or {})
+    if pile_counts and counter is not None:
+        median = None
+        if len(pile_counts) > 1:  # the frames' median picture, counted as ``p`` counted it
+            from vision.piles.frames import median_picture
+
+            picture = median_picture([image for _, _, image in pile_counts])
+            median = counter.count(picture, name="median of the piles frames", decks=decks)
+        counts = [count for _, count, _ in pile_counts]
+        pile_counts[0][0]["piles"] = piles_again(counts, given_tops or {}, median)
     return recounts, pictures
 
 
-def piles_again(counts: Sequence[Count], given_tops: Mapping[int, str]) -> dict[str, Any]:
+def piles_again(
+    counts: Sequence[Count], given_tops: Mapping[int, str], median: Count | None = None
+) -> dict[str, Any]:
     """The Dutch piles read again off the piles photo's counts: one photo, or the frames
-    ``watch`` read them over (judged over all of them, as ``p`` judged them), with the
-    tops given by hand; ``total`` and ``complete``."""
-    from vision.piles.frames import merge_frames
+    ``watch`` read them over and their median picture's count (``median``), judged as
+    ``p`` judged them (`vision.piles.frames.judged`), with the tops given by hand;
+    ``total``, ``complete`` and whether the median's piles were taken (``median``)."""
+    from vision.piles.frames import judged
     from vision.piles.read import piles_seen
 
+    reads = [piles_seen(count) for count in counts]
     try:
-        piles = merge_frames([piles_seen(count) for count in counts]).with_tops(given_tops)
+        piles = judged(reads, piles_seen(median) if median is not None else None)
+        piles = piles.with_tops(given_tops)
     except UsageError:  # fewer piles than the tops given
-        return {"total": 0, "complete": False}
+        return {"total": 0, "complete": False, "median": False}
     if not piles.piles:
-        return {"total": 0, "complete": False}
-    return {"total": piles.total, "complete": piles.complete}
+        return {"total": 0, "complete": False, "median": False}
+    return {"total": piles.total, "complete": piles.complete, "median": piles.median}

@@ -53,7 +53,8 @@ class RoundTaker:
         read_piles: reads the Dutch piles off one frame (for ``p``; raises ImageError
             where it finds none).
         piles_frames: ``p`` reads this many STEADY frames, ``piles_every_s`` apart, and
-            judges each pile over them (`vision.piles.frames.merge_frames`).
+            judges the piles over them and their median picture
+            (`vision.piles.frames.judged`).
         same_table: whether two frames show the same table; a frame ``p`` would read
             that does not show the first one's (a hand over the piles, the camera moved)
             starts the reading again from it, so only a calm table's frames are judged
@@ -306,16 +307,28 @@ class RoundTaker:
 
     def piles_read(self) -> Reply:
         """Once ``piles_frames`` frames are read, the piles judged over them are taken."""
-        from vision.piles.frames import merge_frames
+        from vision.piles.frames import judged
 
         if len(self.reading) < self.piles_frames:
             done, wanted = len(self.reading), self.piles_frames
             return Reply(f"reading the Dutch piles: frame {done} of {wanted}")
         reads = self.reading
         self.reading = []
-        merged = merge_frames([read for read, _ in reads])
+        merged = judged([read for read, _ in reads], self.median_read([im for _, im in reads]))
         self.piles = PilesTaken(merged, reads[0][1], tuple(reads[1:]))
         return Reply(f"{self.piles.line()} taken" + small_tops_tip(merged))
+
+    def median_read(self, images: list[Any]) -> Piles | None:
+        """The piles read off the median picture of ``p``'s frames (None: one frame, or
+        no pile found there)."""
+        from vision.piles.frames import median_picture
+
+        if len(images) < 2 or self.read_piles is None:
+            return None
+        try:
+            return self.read_piles(median_picture(images))
+        except ImageError:
+            return None
 
     def take_tally(self, tick: Tick) -> TallyTaken:
         """The tally as the Dutch counts, beside the still count of ``tick``'s frame."""

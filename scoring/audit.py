@@ -212,6 +212,9 @@ def piles_photo_totals(
         "committed_complete": then.get("complete"),
         "today": read["total"] if read else None,
         "today_complete": read["complete"] if read else None,
+        # read off the median picture of the frames ``watch`` read them over
+        "committed_median": bool(then.get("median", False)),
+        "today_median": bool(read.get("median", False)) if read else False,
         "given": list(then.get("given") or []),
     }
 
@@ -294,6 +297,10 @@ def audit_lines(audit: Mapping[str, Any]) -> list[str]:
             f"{_dash(photo['today'])}{'' if photo['today_complete'] else ' (not every top read)'}"
             " today"
         )
+        median = (("when scored", photo["committed_median"]), ("today", photo["today_median"]))
+        if any(on for _, on in median):
+            when = " and ".join(w for w, on in median if on)
+            lines.append(f"  read off the median picture of the frames {when}")
         for g in photo.get("given", []):
             read = "not read" if g["read"] is None else f"read {g['read']}"
             lines.append(f"  pile #{g['id']}: top {g['top']} given by hand ({read})")

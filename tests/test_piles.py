@@ -276,6 +276,8 @@ def test_score_with_a_piles_photo_asks_for_the_unread_top_and_keeps_the_photo(
         "committed_complete": piles["complete"],
         "today": piles["total"],
         "today_complete": piles["complete"],
+        "committed_median": False,  # one photo: no median picture
+        "today_median": False,
         "given": [],
     }
     assert "Dutch piles photo: total" in tallero("audit", "1").out

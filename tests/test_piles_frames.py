@@ -1,14 +1,18 @@
 """The Dutch piles read over several frames of one table (`vision.piles.frames`): a top one
 frame leaves unread and another reads is read (from 0.99 where no other frame confirms it);
 two frames reading two tops ask for a look;
-something seen in one frame of several is no pile; the drift between frames is followed."""
+something seen in one frame of several is no pile; the drift between frames is followed.
+The frames' median picture is aligned on the first and drops one frame's blemish; its
+piles are taken where complete, else the frames' judgement."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from vision.piles.frames import merge_frames
+from vision.piles.frames import aligned, judged, median_picture, merge_frames
 from vision.piles.read import Pile, Piles
 
 
@@ -104,3 +108,80 @@ def test_a_top_only_one_frame_reads_needs_a_sure_reading_and_colours_are_not_com
     # read alike in two frames, each from the reader's own bar (0.97)
     twice = [frames[1], frame(pile(101, 99, 7, color="blue", conf=0.97))]
     assert merge_frames(twice).complete
+
+
+def test_the_median_picture_s_piles_are_taken_where_every_top_is_read_there():
+    """Three frames leave pile #2 unread, their median picture reads it (4): its piles are
+    taken, in the first frame's place, marked as the median's, with no frame's card ids."""
+    reads = [frame(pile(100, 100, 7), pile(300, 100, None)) for _ in range(3)]
+    median = replace(frame(pile(101, 100, 7), pile(300, 101, 4)), image="median")
+    taken = judged(reads, median)
+    assert tops(taken) == [(7, False, False), (4, False, False)]
+    assert taken.complete and taken.total == 11
+    assert taken.median and taken.frames == 3 and taken.image == "f.jpg"
+    assert all(p.cards == () for p in taken.piles)
+    assert taken.to_json()["median"] is True
+    assert merge_frames(reads).to_json()["median"] is False
+
+
+def test_the_frames_judgement_is_taken_where_the_median_leaves_a_top_unread():
+    """The median leaves #2 unread, the frames read it: the frames' judgement. Neither
+    complete: the one with fewer piles to look at, the frames' on a tie."""
+    reads = [frame(pile(100, 100, 7), pile(300, 100, t)) for t in (None, 4, 4)]
+    median = frame(pile(100, 100, 7), pile(300, 100, None))
+    taken = judged(reads, median)
+    assert taken.complete and taken.total == 11 and not taken.median
+    both = [frame(pile(100, 100, None), pile(300, 100, None)) for _ in range(3)]
+    one_unread = frame(pile(100, 100, 5), pile(300, 100, None))
+    assert judged(both, one_unread).median and judged(both, one_unread).uncertain == [2]
+    tie = judged([one_unread] * 3, frame(pile(100, 100, None), pile(300, 100, 3)))
+    assert not tie.median and tie.uncertain == [2]
+    # no median read (one frame), or one that found no pile: the frames'
+    assert judged(reads, None) == merge_frames(reads)
+    assert judged(reads, frame()) == merge_frames(reads)
+    # a complete median is taken as it reads (the frames do not vote against it): the rule
+    # stands on the reader's own bar for a sure top
+    assert judged(reads, frame(pile(100, 100, 7), pile(300, 100, 6))).total == 13
+
+
+def table_picture(seed: int = 0) -> np.ndarray:
+    """A 320x240 table with cards: smooth shapes a frame can be aligned on."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    img = np.full((240, 320, 3), (40, 90, 40), np.uint8)
+    for _ in range(6):
+        cx, cy = rng.integers(40, 280), rng.integers(40, 200)
+        box = cv2.boxPoints(((float(cx), float(cy)), (50.0, 76.0), float(rng.uniform(0, 90))))
+        cv2.fillPoly(img, [box.astype(np.int32)], tuple(int(v) for v in rng.integers(60, 255, 3)))
+        cv2.putText(img, str(rng.integers(1, 11)), (int(cx) - 10, int(cy) + 8),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 2)  # fmt: skip
+    return cv2.GaussianBlur(img, (3, 3), 0)
+
+
+def test_the_median_picture_aligns_each_frame_on_the_first_and_drops_one_frame_s_blemish():
+    import cv2
+
+    first = table_picture()
+    moved = cv2.warpAffine(
+        first,
+        cv2.getRotationMatrix2D((160, 120), 1.2, 1.0) + [[0, 0, 3.5], [0, 0, -2.0]],
+        (320, 240),
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    back = aligned(first, moved)
+    inner = (slice(20, 220), slice(20, 300))
+    error = np.abs(back.astype(int) - first.astype(int))[inner].mean()
+    assert error < 0.2 * np.abs(moved.astype(int) - first.astype(int))[inner].mean()
+    glint = moved.copy()
+    glint[100:130, 150:200] = 255  # a glint in one frame only
+    median = median_picture([first, glint, moved])
+    assert median.shape == first.shape and median.dtype == np.uint8
+    assert np.abs(median.astype(int) - first.astype(int))[100:130, 150:200].mean() < 12
+    # a blank frame does not stop the median; sizes must match; no frames
+    flat = np.zeros_like(first)
+    assert np.array_equal(aligned(first, flat), flat)
+    with pytest.raises(ValueError, match="cannot be aligned"):
+        aligned(first, first[:100])
+    with pytest.raises(ValueError, match="no frames"):
+        median_picture([])

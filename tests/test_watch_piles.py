@@ -112,7 +112,8 @@ def test_p_reads_several_frames_and_a_top_one_leaves_unread_another_reads(taller
     from commands.taker import RoundTaker
     from vision.live.window import Panel
 
-    read_piles = two_piles_read([(4, None), (4, 2), (4, None)])
+    # the three frames, then their median picture, which leaves #2 unread too
+    read_piles = two_piles_read([(4, None), (4, 2), (4, None), (4, None)])
 
     assert tallero("game", "new", *SEATS).code == 0
     ticks = run_script(lambda k: "abcdef", 30)
@@ -141,7 +142,7 @@ def test_p_starts_again_where_the_picture_changes_between_its_frames(tallero, ho
     from commands.taker import RoundTaker
     from vision.live.window import Panel
 
-    read_piles = two_piles_read([(4, None), (4, None), (4, 2), (4, None)])
+    read_piles = two_piles_read([(4, None), (4, None), (4, 2), (4, None), (4, None)])
 
     assert tallero("game", "new", *SEATS).code == 0
     ticks = run_script(lambda k: "abcdef", 30)
@@ -160,3 +161,67 @@ def test_p_starts_again_where_the_picture_changes_between_its_frames(tallero, ho
     assert messages[21] == "Dutch piles: 2, total 6 taken"
     assert messages[25] == "round 1 committed with its evidence"
     committed_over_three_frames(tallero)
+
+
+def test_p_takes_the_piles_of_the_frames_median_picture_where_it_reads_every_top(
+    tallero, home
+) -> None:
+    """No frame reads pile #2, the median picture of the three does: its piles are taken,
+    kept with the first frame's evidence as the median's."""
+    from commands.taker import RoundTaker
+    from vision.live.window import Panel
+
+    seen: list[Any] = []
+    frames = two_piles_read([(4, None), (4, None), (4, None), (4, 2)])
+
+    def read_piles(image: Any) -> Any:
+        seen.append(image)
+        return frames(image)
+
+    assert tallero("game", "new", *SEATS).code == 0
+    ticks = run_script(lambda k: "abcdef", 30)
+    taker = RoundTaker(home, 1, home / "snapshots", None, None, None, read_piles, 3, 0.2)
+    messages, _ = keyed_window(ticks, {15: "p", 20: "d", 21: "c"}, taker, Panel([]))
+    assert messages[19] == "Dutch piles: 2, total 6 taken"
+    assert len(seen) == 4 and seen[3].shape == seen[0].shape  # the median, read last
+    assert messages[22] == "round 1 committed with its evidence"
+    audit = committed_over_three_frames(tallero)
+    assert audit["piles"]["photo"]["committed"] == 6
+    assert audit["piles"]["photo"]["committed_median"] is True
+
+
+def test_the_audit_judges_p_s_frames_again_as_p_did_median_picture_and_all(tallero, home) -> None:
+    """``clear.jpg`` filmed as three small webcam frames: judged together they leave a top
+    to look at, their median picture reads every top (32). ``p`` takes the median's
+    piles; the audit reads the kept frames again, median and all, and comes to the same."""
+    import dataclasses
+    import json
+
+    import cv2
+
+    from commands.piles import PilesReader
+    from commands.taker import RoundTaker
+    from vision.lab.piles_frames import film
+    from vision.live.window import Panel
+    from vision.piles.frames import merge_frames
+
+    folder = ROOT / "tests" / "data" / "piles"
+    truth = {"dutch_piles": json.loads((folder / "clear.json").read_text())}
+    photo = cv2.imread(str(folder / "clear.jpg"))
+    frames, _ = film(photo, truth, (400, 300), 3, np.random.default_rng(2))
+    ticks = run_script(lambda k: "abcdef", 30)
+    for k in range(15, 30):  # the piles' frames from 15 on, one each 0.2 s
+        ticks[k] = dataclasses.replace(ticks[k], image=frames[min((k - 15) // 2, 2)])
+    reader = PilesReader(None, None, 2, DECKS)
+    assert not merge_frames([reader.read(f) for f in frames]).complete
+
+    assert tallero("game", "new", *SEATS).code == 0
+    taker = RoundTaker(home, 1, home / "snapshots", None, None, None, reader.read, 3, 0.2)
+    keys = {15: "p", 20: "d", 21: "c", 22: "a", 23: "c"}
+    messages, _ = keyed_window(ticks, keys, taker, Panel([]))
+    assert messages[19] == "Dutch piles: 5, total 32 taken"
+    assert messages[24] == "round 1 committed with its evidence"
+    photo = committed_over_three_frames(tallero)["piles"]["photo"]
+    committed = (photo["committed"], photo["committed_complete"], photo["committed_median"])
+    assert committed == (32, True, True)
+    assert (photo["today"], photo["today_complete"], photo["today_median"]) == (32, True, True)

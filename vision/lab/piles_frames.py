@@ -10,9 +10,11 @@ its cards at ``--size``, slow drift and shake, exposure that wanders, motion blu
 then, sensor noise and JPEG; ``--frames`` frames over about two seconds. The piles of each
 frame are read as ``watch``'s ``p`` reads them (the photo counter, `read_piles`), and
 scored as ``tallero eval SET --piles`` scores a photo: the first frame alone, and the
-first ``k`` frames judged together (`vision.piles.frames.merge_frames`) for every ``k``
-from 2 to ``--frames``. One JSON object: the figures of each. ``--keep`` pickles every
-frame's piles and truth, to judge them again without counting.
+first ``k`` frames judged together for every ``k`` from 2 to ``--frames``, both by the
+frames alone (``frames_k``, `vision.piles.frames.merge_frames`) and as ``p`` judges them,
+with their median picture (``frames_k_median``, `vision.piles.frames.judged`). One JSON
+object: the figures of each. ``--keep`` pickles every frame's piles, each median's piles
+and the truth, to judge them again without counting.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import cv2
 import numpy as np
 
 from vision.evaluate.piles import PilesEvaluation
-from vision.piles.frames import merge_frames
+from vision.piles.frames import judged, median_picture, merge_frames
 from vision.piles.read import piles_seen
 
 # The photo's cards fill the frame less this share around them (a table seen whole).
@@ -153,6 +155,7 @@ def main(argv: list[str] | None = None) -> None:
     counter = profile_counter(a.profile, threads=a.threads)
     rng = np.random.default_rng(a.seed)
     evs = {k: PilesEvaluation() for k in range(1, a.frames + 1)}
+    medians = {k: PilesEvaluation() for k in range(2, a.frames + 1)}
     kept = []
     t0 = time.perf_counter()
     photos = piles_photos(a.set)[: a.limit]
@@ -170,13 +173,20 @@ def main(argv: list[str] | None = None) -> None:
         )
         for k, ev in evs.items():
             ev.add(first, merge_frames(reads[:k]))
-        kept.append((first, reads))
+        stacked = {}
+        for k, ev in medians.items():
+            picture = median_picture(frames[:k])
+            stacked[k] = piles_seen(counter.count(picture, name=truth["image"], decks=decks))
+            ev.add(first, judged(reads[:k], stacked[k]))
+        kept.append((first, reads, stacked))
         if n % 10 == 0 or n == len(photos):
             print(f"{n}/{len(photos)} photos, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     out: dict[str, Any] = {
         f"frames_{k}": {n: v for n, v in ev.to_json().items() if n != "failures"}
         for k, ev in evs.items()
     }
+    for k, ev in medians.items():
+        out[f"frames_{k}_median"] = {n: v for n, v in ev.to_json().items() if n != "failures"}
     out["seconds"] = round(time.perf_counter() - t0, 1)
     if a.keep is not None:
         a.keep.write_bytes(pickle.dumps(kept))

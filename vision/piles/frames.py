@@ -22,12 +22,21 @@ between frames, far less than a card), and each pile is judged over its frames:
 
 The piles keep the first frame's reading order, picture and ids (piles first seen later
 come after), so the annotated first frame shows them where they lie.
+
+The frames also make one cleaner picture (`median_picture`): each later frame is aligned
+on the first (a turn and a shift, `cv2.findTransformECC`) and every pixel takes its median
+over the frames, so a frame's noise, JPEG blocks, a blink of blur or a glint drop out.
+That picture is read as one photo, and `judged` takes its piles where every top is read
+(else the frames' judgement, as above; where neither is complete, the one with fewer piles
+to look at). Measured on webcam frames of held-out piles sets: 188 totals right of 220
+against 177 for the frames' judgement alone, none wrong in either (docs/history.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +45,9 @@ from vision.piles.read import Pile, Piles
 # A pile of a later frame is the same pile when its top's centre lies closer than this share
 # of its long side to where the pile was seen first.
 SAME_PLACE_SHARE = 0.35
+# Aligning a frame on the first (`cv2.findTransformECC`): at most this many steps, until a
+# step moves the picture less than this.
+ALIGN_STEPS, ALIGN_EPS = 50, 1e-4
 # A top read in one frame only, the others seeing the pile unread, is taken from this sure
 # (a reading is given from 0.97): chosen on webcam frames of held-out piles sets, where it
 # was the rule that read no top wrong (docs/history.md).
@@ -111,3 +123,66 @@ def merge_frames(reads: Sequence[Piles]) -> Piles:
     judged = [_judged(place, len(reads)) for place in _seen(reads)]
     piles = tuple(p for p in judged if p is not None)
     return replace(reads[0], piles=piles, frames=len(reads))
+
+
+def aligned(reference: np.ndarray, image: np.ndarray) -> np.ndarray:
+    """``image`` (BGR) turned and shifted onto ``reference`` (same size) where the two
+    show the same table; ``image`` unchanged where the alignment does not converge."""
+    import cv2
+
+    if image.shape != reference.shape:
+        raise ValueError(f"frames of sizes {reference.shape} and {image.shape} cannot be aligned")
+    ref = cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    img = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    warp: Any = np.eye(2, 3, dtype=np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, ALIGN_STEPS, ALIGN_EPS)
+    try:
+        _, warp = cv2.findTransformECC(ref, img, warp, cv2.MOTION_EUCLIDEAN, criteria, None)
+    except cv2.error:  # no convergence (a blank or changed picture): left as it is
+        return image
+    h, w = reference.shape[:2]
+    out: np.ndarray = cv2.warpAffine(
+        image,
+        warp,
+        (w, h),
+        flags=cv2.INTER_LINEAR + cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return out
+
+
+def median_picture(images: Sequence[Any]) -> np.ndarray:
+    """The per-pixel median of frames of one table (BGR, one size), each aligned on the
+    first; the first frame's coordinates. Raises ValueError for no frames."""
+    if not images:
+        raise ValueError("no frames to take the median of")
+    first = np.asarray(images[0])
+    stack = [first] + [aligned(first, np.asarray(im)) for im in images[1:]]
+    out: np.ndarray = np.median(np.stack(stack), axis=0).astype(np.uint8)
+    return out
+
+
+def judged(reads: Sequence[Piles], median: Piles | None) -> Piles:
+    """The piles of several frames of one table: the piles read off their `median_picture`
+    (``median``) where every top is read there, else the frames' judgement
+    (`merge_frames`) where it is; where neither is complete, the one with fewer piles to
+    look at (a tie: the frames'). The median's piles keep the first frame's picture and
+    model, with ``median`` set; their cards are no frame's ids. Raises ValueError for no
+    frames."""
+    merged = merge_frames(reads)
+    if median is None or not median.piles:
+        return merged
+    first = reads[0]
+    stacked = replace(
+        first,
+        piles=tuple(replace(p, cards=()) for p in median.piles),
+        frames=len(reads),
+        median=True,
+    )
+    if stacked.complete:
+        return stacked
+    if merged.piles and merged.complete:
+        return merged
+    if merged.piles and len(merged.uncertain) <= len(stacked.uncertain):
+        return merged
+    return stacked

@@ -108,6 +108,9 @@ class Piles:
     given: tuple[GivenTop, ...] = ()
     # Frames of one table the piles were read over (`vision.piles.frames`); a photo is 1.
     frames: int = 1
+    # Whether the piles were read off the median picture of those frames, aligned on the
+    # first (`vision.piles.frames.median_picture`).
+    median: bool = False
 
     def with_tops(self, tops: Mapping[int, str]) -> Piles:
         """These piles with the tops a person gives (pile id -> 1..10 or ``"down"``, as
@@ -201,6 +204,7 @@ class Piles:
             "other_game": list(self.other_game),
             "given": [g.to_json() for g in self.given],
             "frames": self.frames,
+            "median": self.median,
             "model": self.model,
         }
 
