@@ -178,6 +178,19 @@ def test_the_median_picture_aligns_each_frame_on_the_first_and_drops_one_frame_s
     median = median_picture([first, glint, moved])
     assert median.shape == first.shape and median.dtype == np.uint8
     assert np.abs(median.astype(int) - first.astype(int))[100:130, 150:200].mean() < 12
+    # three frames or four: the per-pixel median of the aligned frames
+    shifted = [first, back, aligned(first, glint)]
+    assert np.array_equal(median, np.median(np.stack(shifted), axis=0).astype(np.uint8))
+    assert median_picture([first, first, glint, moved]).shape == first.shape
+    # a frame larger than 640 px is aligned on a smaller grey picture, in its own pixels
+    big = cv2.resize(first, (1280, 960), interpolation=cv2.INTER_CUBIC)
+    turn = cv2.getRotationMatrix2D((640, 480), -0.9, 1.0) + [[0, 0, -7.0], [0, 0, 4.5]]
+    big_moved = cv2.warpAffine(big, turn, (1280, 960), borderMode=cv2.BORDER_REPLICATE)
+    inner = (slice(80, 880), slice(80, 1200))
+    before = np.abs(big_moved.astype(int) - big.astype(int))[inner].mean()
+    assert (
+        np.abs(aligned(big, big_moved).astype(int) - big.astype(int))[inner].mean() < 0.2 * before
+    )
     # a blank frame does not stop the median; sizes must match; no frames
     flat = np.zeros_like(first)
     assert np.array_equal(aligned(first, flat), flat)
