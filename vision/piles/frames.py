@@ -184,7 +184,7 @@ def _checked(median: Piles, reads: Sequence[Piles]) -> tuple[Pile, ...]:
     a pile seen in fewer than half the frames (the median smooths a phone's dark screen
     into a card's back), and a top that no frame read surely, read less than
     `LONE_READ_MIN_CONFIDENCE` sure in the median (one more reading, unconfirmed). A top
-    some frame read otherwise does not hold the median's back: on webcam frames the frames
+    some frame read otherwise does not hold the median back: on webcam frames the frames
     misread a 5 as an 8 far more often than the median did (docs/history.md)."""
     places = _seen([median, *reads])  # the median is "frame" 0, its piles the first places
     piles = [replace(p, cards=()) for p in median.piles]
