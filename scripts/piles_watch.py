@@ -15,7 +15,8 @@ the window's `RoundTaker` with the photo counter for the piles and the calm chec
 where a press is turned away). At the end of the clip the piles taken are scored against
 the truth: complete and right, not complete (they ask for a look), complete and wrong, or
 never taken; with the seconds of the clip from the first press to the piles taken, and how
-often a changed picture started the reading again. Each clip not right lists its piles to
+often a changed picture started the reading again, and in how many clips the piles taken
+were the median picture's (``median_taken``). Each clip not right lists its piles to
 look at (``look_at``: id, top, face down, how sure, long side in px) and those left unread
 small (``small_unread``; ``small_tip`` counts the clips where ``p``'s reply says to bring the
 camera closer). ``--live`` overrides
@@ -125,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
     n = int(round(a.seconds * a.fps))
     tally = {"right": 0, "not_complete": 0, "wrong": 0, "never": 0}
     by_hand: dict[str, dict[str, int]] = {"hand": dict(tally), "still": dict(tally)}
-    after, restarts, presses = [], 0, 0
+    after, restarts, presses, median_taken = [], 0, 0, 0
     failures = []
     t0 = time.perf_counter()
     live = reader = None
@@ -160,6 +161,7 @@ def main(argv: list[str] | None = None) -> None:
         by_hand["hand" if hand else "still"][kind] += 1
         restarts += out["restarts"]
         presses += out["presses"]
+        median_taken += piles is not None and piles.median
         if out["taken_after_s"] is not None:
             after.append(out["taken_after_s"])
         if kind != "right":
@@ -201,6 +203,7 @@ def main(argv: list[str] | None = None) -> None:
                 "taken_after_s_max": round(max(after), 2) if after else None,
                 "restarts": restarts,
                 "presses": presses,
+                "median_taken": median_taken,
                 "small_tip": sum(bool(f["small_unread"]) for f in failures),
                 "seconds": round(time.perf_counter() - t0, 1),
                 "failures": failures,
