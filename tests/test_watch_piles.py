@@ -225,3 +225,8 @@ def test_the_audit_judges_p_s_frames_again_as_p_did_median_picture_and_all(talle
     committed = (photo["committed"], photo["committed_complete"], photo["committed_median"])
     assert committed == (32, True, True)
     assert (photo["today"], photo["today_complete"], photo["today_median"]) == (32, True, True)
+    said = "read off the median picture of the frames when scored and today"
+    assert said in tallero("audit", "1").out
+    page = home / "audit.html"
+    assert tallero("audit", "1", "--html", str(page)).code == 0
+    assert "(read off the median picture of the frames)" in page.read_text()
