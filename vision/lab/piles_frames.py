@@ -181,12 +181,12 @@ def main(argv: list[str] | None = None) -> None:
         kept.append((first, reads, stacked))
         if n % 10 == 0 or n == len(photos):
             print(f"{n}/{len(photos)} photos, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-    out: dict[str, Any] = {
-        f"frames_{k}": {n: v for n, v in ev.to_json().items() if n != "failures"}
-        for k, ev in evs.items()
-    }
-    for k, ev in medians.items():
-        out[f"frames_{k}_median"] = {n: v for n, v in ev.to_json().items() if n != "failures"}
+
+    def figures(ev: PilesEvaluation) -> dict[str, Any]:
+        return {n: v for n, v in ev.to_json().items() if n != "failures"}
+
+    out: dict[str, Any] = {f"frames_{k}": figures(ev) for k, ev in evs.items()}
+    out.update({f"frames_{k}_median": figures(ev) for k, ev in medians.items()})
     out["seconds"] = round(time.perf_counter() - t0, 1)
     if a.keep is not None:
         a.keep.write_bytes(pickle.dumps(kept))
