@@ -20,13 +20,17 @@ were the median picture's (``median_taken``). Each clip not right lists its pile
 look at (``look_at``: id, top, face down, how sure, long side in px) and those left unread
 small (``small_unread``; ``small_tip`` counts the clips where ``p``'s reply says to bring the
 camera closer). ``--live`` overrides
-`LiveSettings` (``touch_drift=false``, ...).
+`LiveSettings` (``touch_drift=false``, ...). ``--keep FILE`` pickles, for each clip whose
+piles were taken, the truth, each frame's piles judged together (None: a frame where none
+was found) and the median picture's piles, so the rules of `vision.piles.frames` can be
+judged again without filming the clips again.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import statistics
 import sys
 import tempfile
@@ -54,6 +58,23 @@ PRESS_FROM_S = 0.5
 HAND_S = 1.2
 
 
+class Recorded:
+    """A piles reader that keeps what it read, call by call (None: it found no pile)."""
+
+    def __init__(self, read: Any) -> None:
+        self.read = read
+        self.calls: list[Any] = []
+
+    def __call__(self, image: np.ndarray) -> Any:
+        try:
+            piles = self.read(image)
+        except Exception:
+            self.calls.append(None)
+            raise
+        self.calls.append(piles)
+        return piles
+
+
 def run_clip(
     frames: list[np.ndarray],
     fps: float,
@@ -62,7 +83,9 @@ def run_clip(
     reader: Any,
     settings: LiveSettings,
 ) -> dict[str, Any]:
-    """One clip through the watch loop, ``p`` pressed as a user presses it."""
+    """One clip through the watch loop, ``p`` pressed as a user presses it; with the
+    frames' and the median picture's piles of the reading taken (``kept``)."""
+    reader = Recorded(reader)
     watcher = Watcher(live, decks, settings, fps)
     with tempfile.TemporaryDirectory() as home:
         taker = RoundTaker(
@@ -74,7 +97,7 @@ def run_clip(
             piles_every_s=settings.piles_every_s,
             same_table=StillCheck(settings).same_table,
         )
-        pressed_t = taken_t = None
+        pressed_t = taken_t = kept = None
         restarts = presses = 0
         for k, image in enumerate(frames):
             t = k / fps
@@ -89,12 +112,19 @@ def run_clip(
                     pressed_t = t if pressed_t is None else pressed_t
             if taker.piles is not None and taken_t is None:
                 taken_t = t
+                # the last reading is the median picture's, the frames' before it
+                median = reader.calls[-1] if settings.piles_frames > 1 else None
+                frames_read = reader.calls[-1 - settings.piles_frames : -1]
+                if settings.piles_frames == 1:
+                    frames_read = reader.calls[-1:]
+                kept = (frames_read, median)
         return {
             "piles": taker.piles.read if taker.piles is not None else None,
             "pressed_s": pressed_t,
             "taken_after_s": None if taken_t is None or pressed_t is None else taken_t - pressed_t,
             "restarts": restarts,
             "presses": presses,
+            "kept": kept,
         }
 
 
@@ -111,6 +141,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--only", default=None, help="clip numbers (0-based, commas): these alone")
     ap.add_argument("--live", default="", metavar="KEY=V,...", help="LiveSettings overrides")
+    ap.add_argument("--keep", type=Path, default=None, help="pickle each clip's readings here")
     a = ap.parse_args(argv)
     try:
         settings = LiveSettings(**parse_overrides(a.live, LiveSettings(), "LiveSettings"))
@@ -127,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
     tally = {"right": 0, "not_complete": 0, "wrong": 0, "never": 0}
     by_hand: dict[str, dict[str, int]] = {"hand": dict(tally), "still": dict(tally)}
     after, restarts, presses, median_taken = [], 0, 0, 0
-    failures = []
+    failures, kept = [], []
     t0 = time.perf_counter()
     live = reader = None
     for done, (i, (truth, image, decks)) in enumerate(photos, 1):
@@ -162,6 +193,8 @@ def main(argv: list[str] | None = None) -> None:
         restarts += out["restarts"]
         presses += out["presses"]
         median_taken += piles is not None and piles.median
+        if out["kept"] is not None:
+            kept.append((truth, *out["kept"]))
         if out["taken_after_s"] is not None:
             after.append(out["taken_after_s"])
         if kind != "right":
@@ -192,6 +225,8 @@ def main(argv: list[str] | None = None) -> None:
         if done % 10 == 0 or done == len(photos):
             print(f"{done}/{len(photos)} clips, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     clips = len(photos)
+    if a.keep is not None:
+        a.keep.write_bytes(pickle.dumps(kept))
     print(
         json.dumps(
             {
