@@ -112,12 +112,10 @@ def run_clip(
                     pressed_t = t if pressed_t is None else pressed_t
             if taker.piles is not None and taken_t is None:
                 taken_t = t
-                # the last reading is the median picture's, the frames' before it
-                median = reader.calls[-1] if settings.piles_frames > 1 else None
-                frames_read = reader.calls[-1 - settings.piles_frames : -1]
-                if settings.piles_frames == 1:
-                    frames_read = reader.calls[-1:]
-                kept = (frames_read, median)
+                # the last reading is the median picture's (none of one frame), the frames' before
+                n = settings.piles_frames
+                calls = reader.calls
+                kept = (calls[-1:], None) if n == 1 else (calls[-1 - n : -1], calls[-1])
         return {
             "piles": taker.piles.read if taker.piles is not None else None,
             "pressed_s": pressed_t,
