@@ -143,9 +143,10 @@ def test_the_frames_judgement_is_taken_where_the_median_leaves_a_top_unread():
 
 def test_the_frames_doubt_a_median_pile_few_of_them_saw_or_a_lone_top_read_less_sure():
     """A phone's screen, smoothed in the median, read as a finished pile face down that no
-    frame saw; a top no frame read, read in the median under 0.99: to look at, so the
-    frames' judgement is taken where it is complete. A top some frames read otherwise does
-    not hold the median back (the frames misread a 5 as an 8 more often)."""
+    frame saw; a top no frame read, read in the median under 0.99; a top most frames read
+    surely as another: to look at, so the frames' judgement is taken where it is complete.
+    A top one frame of three read otherwise does not hold the median back (the frames
+    misread a 5 as an 8 more often)."""
     reads = [frame(pile(100, 100, 7), pile(300, 100, t)) for t in (None, 4, 4)]
     ghost = frame(pile(100, 100, 7), pile(300, 100, 4), pile(200, 300, None, down=True))
     taken = judged(reads, ghost)
@@ -157,9 +158,16 @@ def test_the_frames_doubt_a_median_pile_few_of_them_saw_or_a_lone_top_read_less_
     lone = frame(pile(100, 100, 5, conf=0.95), pile(300, 100, 4))
     assert judged(unread, lone).uncertain == [1]
     assert judged(unread, frame(pile(100, 100, 5, conf=0.992), pile(300, 100, 4))).complete
-    # read 8 surely by two frames, 5 by the median: the median's
-    eights = [frame(pile(100, 100, t), pile(300, 100, 4)) for t in (8, 5, 8)]
-    assert judged(eights, frame(pile(101, 99, 5), pile(300, 100, 4))).total == 9
+    # read 8 surely by one frame of three, 5 by the median: the median's
+    eight = [frame(pile(100, 100, t), pile(300, 100, 4)) for t in (8, 5, None)]
+    assert judged(eight, frame(pile(101, 99, 5), pile(300, 100, 4))).total == 9
+    # read 1 surely by two frames of three, 2 by the median (a heirloom face): the frames'
+    twos = frame(pile(101, 99, 2), pile(300, 100, 4))
+    ones = [frame(pile(100, 100, t), pile(300, 100, 4)) for t in (1, None, 1)]
+    assert not judged(ones, twos).median and judged(ones, twos).total == 5
+    # ... and to look at where the third frame read yet another top
+    ones_three = [frame(pile(100, 100, t), pile(300, 100, 4)) for t in (1, 3, 1)]
+    assert judged(ones_three, twos).uncertain == [1]
     # a pile seen in one frame of three only is to look at in the median too
     once = [frame(pile(100, 100, 7)), frame(pile(100, 100, 7)), reads[1]]
     assert judged(once, frame(pile(100, 100, 7), pile(300, 100, 4))).uncertain == [2]

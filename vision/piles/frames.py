@@ -30,8 +30,8 @@ That picture is read as one photo, and `judged` takes its piles where every top 
 and the frames' own readings do not doubt them (else the frames' judgement, as above; where
 neither is complete, the one with fewer piles to look at). The frames doubt a median's pile
 that fewer than half of them saw (a phone's dark screen, smoothed, looks like a card's
-back), and a top none of them read surely is taken from the median only from
-`LONE_READ_MIN_CONFIDENCE`, as a top one frame alone reads.
+back), and a top most of them read surely as another; a top none of them read surely is
+taken from the median only from `LONE_READ_MIN_CONFIDENCE`, as a top one frame alone reads.
 """
 
 from __future__ import annotations
@@ -182,17 +182,21 @@ def median_picture(images: Sequence[Any]) -> np.ndarray:
 def _checked(median: Piles, reads: Sequence[Piles]) -> tuple[Pile, ...]:
     """The median picture's piles, those the frames' own readings do not back to look at:
     a pile seen in fewer than half the frames (the median smooths a phone's dark screen
-    into a card's back), and a top that no frame read surely, read less than
-    `LONE_READ_MIN_CONFIDENCE` sure in the median (one more reading, unconfirmed). A top
-    some frame read otherwise does not hold the median back: on webcam frames the frames
-    misread a 5 as an 8 far more often than the median did (docs/history.md)."""
+    into a card's back); a top that no frame read surely, read less than
+    `LONE_READ_MIN_CONFIDENCE` sure in the median (one more reading, unconfirmed); and a
+    top that most of the frames read surely as another (a heirloom 1 the median read 2).
+    A top one frame of three read otherwise does not hold the median back: on webcam
+    frames a frame misread a 5 as an 8 far more often than the median did
+    (docs/history.md)."""
     places = _seen([median, *reads])  # the median is "frame" 0, its piles the first places
     piles = [replace(p, cards=()) for p in median.piles]
     for i, place in enumerate(places[: len(piles)]):
         pile, seen = place.piles[0], place.piles[1:]
         confirmed = any(not p.uncertain for p in seen)
         lone = not confirmed and pile.confidence < LONE_READ_MIN_CONFIDENCE
-        if 2 * len(seen) < len(reads) or (not pile.uncertain and lone):
+        otherwise = sum(not p.uncertain and (p.top, p.down) != (pile.top, pile.down) for p in seen)
+        doubted = lone or 2 * otherwise > len(reads)
+        if 2 * len(seen) < len(reads) or (not pile.uncertain and doubted):
             piles[i] = replace(piles[i], uncertain=True)
     return tuple(piles)
 
