@@ -69,6 +69,12 @@ def dataset_synth(
     cards: Annotated[
         int, typer.Option("--cards", help="Sort only: each deck lays 0 to this many (0-40).")
     ] = 40,
+    size: Annotated[
+        str | None,
+        typer.Option(
+            "--size", help="Video only: the webcam's frame, WxH (640x480; 1280x720 as asked for)."
+        ),
+    ] = None,
 ) -> None:
     """Write synthetic table photos with OBB labels and per-image truth JSON (or, with
     --kind video, webcam clips with the truth of every frame)."""
@@ -87,6 +93,8 @@ def dataset_synth(
         raise UsageError(f"{out} exists and is not a folder")
     if same_framing and kind in ("sort", "video", "hard"):
         raise UsageError("--same-framing is for photos of the table (not hard, video or sort)")
+    if size is not None and kind != "video":
+        raise UsageError("--size is for --kind video (the frame of a webcam clip)")
     t0 = time.perf_counter()
     if kind in ("sort", "video"):
         try:
@@ -96,9 +104,13 @@ def dataset_synth(
                 sort = SortOptions(seed, decks=decks, max_cards=cards, fps=fps or 10.0, art=art)
                 _write_clips(out, n, start, quiet, sort, synthesize_sorts)
             else:
-                from vision.synth.video import ClipOptions, synthesize_clips
+                from vision.live.sources import parse_size
+                from vision.synth.video import FRAME_PX, ClipOptions, synthesize_clips
 
-                video = ClipOptions(seed, decks=decks, seconds=seconds, fps=fps or 15.0, art=art)
+                frame = parse_size(size) or FRAME_PX
+                video = ClipOptions(
+                    seed, decks=decks, seconds=seconds, fps=fps or 15.0, art=art, size=frame
+                )
                 _write_clips(out, n, start, quiet, video, synthesize_clips)
         except ValueError as exc:
             raise UsageError(str(exc)) from None

@@ -58,11 +58,32 @@ def test_dataset_synth_video_writes_clips_with_the_truth_of_every_frame(tallero,
     [
         (["--seconds", "1"], "clip length must be 2-60 s, not 1.0"),
         (["--fps", "100"], "clip frame rate must be 5-60, not 100.0"),
+        (["--size", "4000x3000"], "clip frames must be 320x240 to 1920x1080, not 4000x3000"),
+        (["--size", "big"], "--size must look like 1280x720, not 'big'"),
     ],
 )
 def test_dataset_synth_video_refuses_odd_clips(tallero, tmp_path, args, message) -> None:
     r = tallero("dataset", "synth", str(tmp_path / "c"), "--kind", "video", *args)
     assert r.code == 2 and r.err == f"tallero: error: {message}\n"
+
+
+def test_size_is_for_webcam_clips_only(tallero, tmp_path) -> None:
+    r = tallero("dataset", "synth", str(tmp_path / "c"), "--kind", "sorted", "--size", "1280x720")
+    assert r.code == 2
+    assert r.err == "tallero: error: --size is for --kind video (the frame of a webcam clip)\n"
+
+
+def test_a_larger_webcam_frame_shows_the_cards_larger() -> None:
+    """A 1280x720 clip is filmed at that size, its cards half as long again as in 480 lines
+    (the same framing, `fit_plan`'s ``card_scale``), every card still in the picture."""
+    from vision.synth.video import ClipOptions, make_clip
+
+    frames, rec = make_clip(ClipOptions(5, decks=4, seconds=2, fps=5, size=(1280, 720)), 0)
+    assert rec["size"] == [1280, 720] and len(frames) == 10
+    assert all(f.shape == (720, 1280, 3) for f in frames)
+    _, small = make_clip(ClipOptions(5, decks=4, seconds=2, fps=5), 0)
+    assert small["size"] == [640, 480]
+    assert rec["decks"] == small["decks"]
 
 
 def test_eval_on_the_committed_clip_gives_steady_right_counts(tallero) -> None:
@@ -107,20 +128,22 @@ def test_a_hand_clip_is_broken_only_when_a_right_count_turns_wrong(
     assert ev.to_json()["per_clip"][0]["hand_broken"] is broken
 
 
-@pytest.mark.parametrize("decks", [4, 8])
-def test_a_webcam_clip_frames_every_card_whatever_the_drift(decks: int) -> None:
+@pytest.mark.parametrize(("decks", "frame"), [(4, (640, 480)), (8, (640, 480)), (8, (1280, 720))])
+def test_a_webcam_clip_frames_every_card_whatever_the_drift(
+    decks: int, frame: tuple[int, int]
+) -> None:
     """The truth of a clip counts every card on the drawn table, so every card must stay in
-    the picture however far the webcam drifts (up to 14 px) or shakes."""
+    the picture however far the webcam drifts (up to 14 px in 480 lines) or shakes."""
     from vision.synth.layouts import all_corners
     from vision.synth.plans import make_plan
-    from vision.synth.video import FRAME_PX, MARGIN, framed_camera
+    from vision.synth.video import MARGIN, framed_camera
 
-    w, h = round(FRAME_PX[0] * MARGIN), round(FRAME_PX[1] * MARGIN)
-    drift = 14 + 2  # the widest drift, and a little for the shake and the slight turn
-    low = np.array([(w - FRAME_PX[0]) / 2 + drift, (h - FRAME_PX[1]) / 2 + drift])
+    w, h = round(frame[0] * MARGIN), round(frame[1] * MARGIN)
+    drift = (14 + 2) * frame[1] / 480  # the widest drift, a little for shake and turn
+    low = np.array([(w - frame[0]) / 2 + drift, (h - frame[1]) / 2 + drift])
     high = np.array([w, h]) - low
     for i in range(40):
         plan = make_plan("sorted", decks, np.random.default_rng([decks, i, 1]), 0.3)
-        cam = framed_camera(plan, w, h, np.random.default_rng([decks, i, 2]))
+        cam = framed_camera(plan, w, h, np.random.default_rng([decks, i, 2]), frame)
         corners = cam.project(all_corners(np.array([c.pose for c in plan.cards])))
         assert (corners >= low).all() and (corners <= high).all(), f"plan {i}"

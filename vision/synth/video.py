@@ -38,16 +38,21 @@ EVENT_WEIGHTS = (0.2, 0.4, 0.2, 0.2)
 
 @dataclass(frozen=True)
 class ClipOptions:
-    """A set of clips: seed, decks (4, 8 or None for both), length (s), frame rate, art."""
+    """A set of clips: seed, decks (4, 8 or None for both), length (s), frame rate, art,
+    and the frame size (w, h px) the webcam gives."""
 
     seed: int
     decks: int | None = None
     seconds: float = 6.0
     fps: float = 15.0
     art: str = "standin"
+    size: tuple[int, int] = FRAME_PX
 
     def check(self) -> None:
         """ValueError for options out of range."""
+        w, h = self.size
+        if not (320 <= w <= 1920 and 240 <= h <= 1080):
+            raise ValueError(f"clip frames must be 320x240 to 1920x1080, not {w}x{h}")
         if not 2.0 <= self.seconds <= 60.0:
             raise ValueError(f"clip length must be 2-60 s, not {self.seconds}")
         if not 5.0 <= self.fps <= 60.0:
@@ -88,22 +93,28 @@ class Webcam:
     noise: float
     quality: int
     gain_step: float = 1.0
+    frame: tuple[int, int] = FRAME_PX  # the frame's w, h (px)
 
     @classmethod
-    def draw(cls, rng: np.random.Generator, size: tuple[int, int]) -> Webcam:
-        """A webcam with its drift, shake, exposure, noise and quality drawn from ``rng``."""
-        drift = rng.uniform(4, 14, 2) * rng.choice([-1, 1], 2)
-        shake_px = float(rng.uniform(0.3, 1.8))
+    def draw(
+        cls, rng: np.random.Generator, size: tuple[int, int], frame: tuple[int, int] = FRAME_PX
+    ) -> Webcam:
+        """A webcam with its drift, shake, exposure, noise and quality drawn from ``rng``;
+        drift, shake and motion blur are in 480-line pixels, grown with ``frame``'s height."""
+        k = frame[1] / FRAME_PX[1]
+        drift = rng.uniform(4, 14, 2) * rng.choice([-1, 1], 2) * k
+        shake_px = float(rng.uniform(0.3, 1.8)) * k
         exposure = float(rng.uniform(0.04, 0.15))
         noise = float(rng.uniform(1.5, 5.0))
         quality = int(rng.integers(70, 92))
-        return cls(rng, size, drift, shake_px, exposure, noise, quality)
+        return cls(rng, size, drift, shake_px, exposure, noise, quality, frame=frame)
 
     def shoot(self, img: np.ndarray, phase: float, moving: bool) -> tuple[np.ndarray, int]:
-        """One frame (uint8 BGR, FRAME_PX) of the drawn table ``img`` (float32) at ``phase``
-        (0 to 1 over the clip), and its motion blur (px); ``moving``: a hand in the picture
-        blurs more often."""
+        """One frame (uint8 BGR, ``frame`` px) of the drawn table ``img`` (float32) at
+        ``phase`` (0 to 1 over the clip), and its motion blur (px); ``moving``: a hand in the
+        picture blurs more often."""
         r_film, w, h = self.rng, self.size[0], self.size[1]
+        fw, fh = self.frame
         if r_film.random() < 0.03:
             self.gain_step = float(r_film.uniform(0.85, 1.15))  # auto-exposure jumps
         gain = self.gain_step * (1 + self.exposure * np.sin(2 * np.pi * (phase * 1.3 + 0.2)))
@@ -114,17 +125,17 @@ class Webcam:
             h / 2 + self.drift[1] * np.cos(2 * np.pi * phase * 0.4),
         )
         M = cv2.getRotationMatrix2D((cx + jitter[0], cy + jitter[1]), angle, 1.0)
-        M[:, 2] += np.array([FRAME_PX[0] / 2 - cx, FRAME_PX[1] / 2 - cy])
+        M[:, 2] += np.array([fw / 2 - cx, fh / 2 - cy])
         frame = cv2.warpAffine(
             np.clip(img * gain, 0, 255).astype(np.uint8),
             M,
-            FRAME_PX,
+            (fw, fh),
             flags=cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_REFLECT,
         )
         blur = 0
         if np.linalg.norm(jitter) > 1.5 * self.shake_px or moving and r_film.random() < 0.3:
-            blur = int(r_film.integers(3, 8))
+            blur = int(round(int(r_film.integers(3, 8)) * fh / FRAME_PX[1]))
             kern = np.zeros((blur, blur), np.float32)
             a = r_film.uniform(0, np.pi)
             c0 = (blur - 1) / 2
@@ -142,12 +153,17 @@ class Webcam:
         return np.clip(noisy, 0, 255).astype(np.uint8), blur
 
 
-def framed_camera(plan: Any, w: int, h: int, rng: np.random.Generator) -> Camera:
-    """A camera for the drawn table (``w`` x ``h``, MARGIN times a frame) that frames every
-    card of ``plan`` inside the middle frame less ``INSET_PX`` a side: a webcam pointed at
-    the table shows all its cards, whatever the drift."""
-    fw, fh = FRAME_PX[0] - 2 * INSET_PX, FRAME_PX[1] - 2 * INSET_PX
-    cam = fit_plan(plan, fw, fh, rng)
+def framed_camera(
+    plan: Any, w: int, h: int, rng: np.random.Generator, frame: tuple[int, int] = FRAME_PX
+) -> Camera:
+    """A camera for the drawn table (``w`` x ``h``, MARGIN times a ``frame``) that frames
+    every card of ``plan`` inside the middle frame less ``INSET_PX`` a side (in 480-line
+    pixels): a webcam pointed at the table shows all its cards, whatever the drift. A frame
+    of more lines shows the same cards that many times larger, as a webcam asked for a
+    larger picture does from the same place."""
+    k = frame[1] / FRAME_PX[1]
+    fw, fh = int(round(frame[0] - 2 * INSET_PX * k)), int(round(frame[1] - 2 * INSET_PX * k))
+    cam = fit_plan(plan, fw, fh, rng, card_scale=k)
     shift = np.array([[1, 0, (w - fw) / 2], [0, 1, (h - fh) / 2], [0, 0, 1]], np.float64)
     return dataclasses.replace(cam, H=shift @ cam.H, width=w, height=h)
 
@@ -161,9 +177,9 @@ def make_clip(opts: ClipOptions, index: int) -> tuple[list[np.ndarray], dict[str
     event = str(r_misc.choice(EVENTS, p=EVENT_WEIGHTS))
     pool, tiles, family = scene_art(scene, index)
     tile = tiles[int(r_misc.integers(len(tiles)))]
-    w, h = (int(round(FRAME_PX[0] * MARGIN)), int(round(FRAME_PX[1] * MARGIN)))
+    w, h = (int(round(opts.size[0] * MARGIN)), int(round(opts.size[1] * MARGIN)))
     plan = make_plan("sorted", n_decks, r_plan, 0.3)
-    cam = framed_camera(plan, w, h, r_render)
+    cam = framed_camera(plan, w, h, r_render, opts.size)
     render_seed = int(r_misc.integers(2**31))
 
     def drawn(table: Any) -> tuple[Any, dict[str, Any]]:
@@ -208,7 +224,7 @@ def make_clip(opts: ClipOptions, index: int) -> tuple[list[np.ndarray], dict[str
         toward = float(np.arctan2(*(centre - target)[::-1]))
         hand = dis.hand(cam, np.asarray(target, np.float64), r_film, toward + np.pi)
         out = np.array([np.cos(toward + np.pi), np.sin(toward + np.pi)]) * max(w, h) * 0.9
-    webcam = Webcam.draw(r_film, (w, h))
+    webcam = Webcam.draw(r_film, (w, h), opts.size)
     frames: list[np.ndarray] = []
     per_frame: list[dict[str, Any]] = []
     for k in range(frames_n):
@@ -230,7 +246,7 @@ def make_clip(opts: ClipOptions, index: int) -> tuple[list[np.ndarray], dict[str
         changes.append(round(hand_to / opts.fps, 3))  # the table settles when the hand leaves
     record = {
         "fps": opts.fps,
-        "size": list(FRAME_PX),
+        "size": list(opts.size),
         "decks": list(plan.decks),
         "seed": opts.seed,
         "index": index,
@@ -251,7 +267,7 @@ def write_clip(out: Path, opts: ClipOptions, index: int) -> dict[str, Any]:
     """Render clip ``index`` into ``out`` as ``NNNNNN.avi`` (MJPG) and ``NNNNNN.json``."""
     frames, record = make_clip(opts, index)
     path = out / f"{index:06d}.avi"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), opts.fps, FRAME_PX)
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), opts.fps, opts.size)
     if not writer.isOpened():
         raise RuntimeError(f"cannot write {path}")
     writer.set(cv2.VIDEOWRITER_PROP_QUALITY, record["jpeg_quality"])
