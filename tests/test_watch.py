@@ -221,6 +221,7 @@ class FakeCamera:
         return False, None
 
     def set(self, prop: int, value: float) -> bool:
+        self.log.append(f"set {prop} {int(value)}")
         return True
 
     def get(self, prop: int) -> float:
@@ -271,6 +272,28 @@ def test_a_camera_that_fails_mid_way_gives_the_error_and_recovers() -> None:
     assert isinstance(last, Tick) and last.view.steady
     assert shown(last) == {"pump": 2, "carriage": 1}
     assert log.count("open") == 3 and log[-1] == "release"
+
+
+def test_a_camera_is_asked_for_1280x720_compressed_unless_told_a_size() -> None:
+    import cv2
+
+    from vision.live.sources import open_source
+
+    assert open_source("0").size == (1280, 720)
+    assert open_source("2", (640, 480)).size == (640, 480)
+    log: list[str] = []
+    camera = FakeCamera(log, good=1, bad=0, refusals=0)
+    CaptureSource(0, live=True, size=(1280, 720), opener=camera.open).open()
+    asked = [e for e in log if e.startswith("set")]
+    mjpg = cv2.VideoWriter.fourcc(*"MJPG")
+    assert asked[-3:] == [
+        f"set {cv2.CAP_PROP_FOURCC} {mjpg}",
+        f"set {cv2.CAP_PROP_FRAME_WIDTH} 1280",
+        f"set {cv2.CAP_PROP_FRAME_HEIGHT} 720",
+    ]
+    log.clear()
+    CaptureSource("rtsp://phone/video", live=True, size=(1280, 720), opener=camera.open).open()
+    assert f"set {cv2.CAP_PROP_FOURCC} {mjpg}" not in log  # a stream is what it is
 
 
 def test_a_camera_that_is_not_there_leaves_no_opencv_noise_on_stderr(capfd) -> None:  # noqa: ANN001
@@ -357,3 +380,12 @@ def test_a_long_reply_is_wrapped_on_the_panel_not_cut() -> None:
     cut = message_lines(text, 48, 2)
     assert len(cut) == 2 and cut[0] == lines[0] and cut[1].endswith("...")
     assert len(cut[1]) <= 48
+
+
+def test_a_wide_window_is_shown_shrunk_to_a_laptop_screen() -> None:
+    from vision.live.window import PANEL_W_PX, SHOW_MAX_W_PX, shown_picture
+
+    wide = np.zeros((720, 1280 + PANEL_W_PX, 3), np.uint8)
+    assert shown_picture(wide).shape == (608, SHOW_MAX_W_PX, 3)
+    small = np.zeros((480, 640 + PANEL_W_PX, 3), np.uint8)
+    assert shown_picture(small) is small

@@ -22,6 +22,9 @@ from vision.count.annotate import FACE_BGR, CountAnnotator, count_text
 from vision.live.watch import Tick
 
 PANEL_W_PX = 330
+# The window is shown at most this wide (a 1280x720 frame and its panel fit a 1366 px
+# laptop screen); snapshots keep the whole picture.
+SHOW_MAX_W_PX = 1360
 STEADY_BGR = (60, 160, 40)
 SETTLING_BGR = (0, 140, 255)
 ERROR_BGR = (0, 0, 210)
@@ -167,6 +170,16 @@ class KeySource(Protocol):
         """The key pressed since the last call (one character), or ``None``."""
 
 
+def shown_picture(picture: Array) -> Array:
+    """``picture`` as the window shows it: no wider than `SHOW_MAX_W_PX`."""
+    h, w = picture.shape[:2]
+    if w <= SHOW_MAX_W_PX:
+        return picture
+    size = (SHOW_MAX_W_PX, max(1, round(h * SHOW_MAX_W_PX / w)))
+    out: Array = cv2.resize(picture, size, interpolation=cv2.INTER_AREA)
+    return out
+
+
 class HighguiWindow:
     """An OpenCV highgui window; its keys are read while it draws. Check `has_display` first."""
 
@@ -175,8 +188,8 @@ class HighguiWindow:
         cv2.namedWindow(title, cv2.WINDOW_AUTOSIZE | cv2.WINDOW_GUI_NORMAL)
 
     def show(self, picture: Array) -> None:
-        """Show one picture."""
-        cv2.imshow(self.title, picture)
+        """Show one picture, shrunk to `SHOW_MAX_W_PX` wide where it is wider."""
+        cv2.imshow(self.title, shown_picture(picture))
 
     def key(self) -> str | None:
         code = cv2.waitKey(1)
