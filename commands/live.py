@@ -122,7 +122,8 @@ def watch(
         Path | None, typer.Option("--record", help="Keep the session's frames in this folder.")
     ] = None,
     size: Annotated[
-        str | None, typer.Option("--size", help="Ask the camera for WxH pixels (1280x720).")
+        str | None,
+        typer.Option("--size", help="Ask a camera for WxH pixels (default 1280x720; 640x480 ...)."),
     ] = None,
     model: ModelOpt = None,
     threads: ThreadsOpt = None,
