@@ -120,6 +120,21 @@ def test_two_piles_of_one_colour_side_by_side_stay_two():
     assert [p.top for p in read_piles(count).piles] == [3, 8]
 
 
+def test_two_boxes_reading_one_top_that_overlap_much_ask_for_a_look():
+    # a box over a red 4 and the card beside it reads the red 4's index too: 46 of 86 px
+    # shared (53%), apart enough to be two piles; the less sure one is to look at
+    count = count_of([(FACE, "red", 4, 1.0), (FACE, "green", 4, 0.9)], [(100, 100), (100, 140)])
+    piles = read_piles(count)
+    assert [(p.top, p.uncertain) for p in piles.piles] == [(4, False), (4, True)]
+    assert not piles.complete and piles.uncertain == [2]
+    # a fifth shared (16 of 86 px): two piles of 4, side by side
+    count = count_of([(FACE, "red", 4, 1.0), (FACE, "red", 4, 0.9)], [(100, 100), (100, 170)])
+    assert read_piles(count).complete and read_piles(count).total == 8
+    # a pile half covered by a neighbour with another top: both counted
+    count = count_of([(FACE, "red", 4, 1.0), (FACE, "blue", 7, 0.99)], [(100, 100), (100, 140)])
+    assert read_piles(count).complete and read_piles(count).total == 11
+
+
 def test_a_read_top_whose_colour_or_deck_is_in_doubt_still_counts_but_a_doubtful_card_not():
     # pile 1: red 6, its colour named at 0.6 (the number read at 0.99): read, as red;
     # pile 2: green 4 found at 0.5 (the detector unsure it is a card): flagged;

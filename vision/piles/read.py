@@ -14,6 +14,9 @@ the top card of each pile, and sometimes a card below it peeking far enough out.
   total is not complete. How sure the colour is does not hold a read number back (the
   number alone gives the pile's cards; a face whose colour is in doubt is still a face with
   that number);
+- of two face-up piles read the same top whose outlines overlap by `SECOND_BOX_SHARE` of
+  the smaller or more, the less sure is uncertain (`second_boxes`): one card boxed twice,
+  the second box reaching over the card beside it, would count that top twice;
 - a face-down pile is uncertain when its back is found less surely than the bar, or named
   no deck of the game (a sheet of paper or a face taken for a back would add 10); which of
   the game's decks it is named does not matter. A back surely of another game
@@ -40,11 +43,14 @@ import numpy as np
 from scoring.crosscheck import FACE_DOWN, FINISHED_PILE_SIZE, pile_size
 from scoring.errors import ImageError, UsageError
 from vision.core.cards import BACK, Cards
-from vision.core.geometry import long_side
+from vision.core.geometry import long_side, quad_overlaps
 from vision.count.result import Count
 
 # Cards whose centres lie closer than this share of a card's long side are one pile.
 SAME_PILE_SHARE = 0.3
+# Two face-up piles read the same top whose outlines overlap by this share of the smaller
+# may be one card boxed twice: the less sure is to look at (`second_boxes`).
+SECOND_BOX_SHARE = 0.3
 # Tops shorter than this in the photo (long side, pixels) are read far less often: on
 # held-out piles photos 43-72% of them against 83-96% of longer ones (docs/history.md).
 SMALL_TOP_PX = 65.0
@@ -288,6 +294,7 @@ def read_piles(count: Count, min_confidence: float = 0.8) -> Piles:
                 not read,
             )
         )
+    piles = second_boxes(piles)
     piles += lone_piles(count, piles)
     piles += place_piles(count, piles)
     apart = tuple(sorted(elsewhere))
@@ -322,6 +329,25 @@ def below_top(i: int, top: int, cards: Cards) -> bool:
     1..top once, so neither adds a card)."""
     value = int(cards.value[i])
     return i != top and 1 <= value <= int(cards.value[top])
+
+
+def second_boxes(piles: list[Pile]) -> list[Pile]:
+    """``piles`` with the less sure of two face-up piles read the same top whose outlines
+    overlap by at least `SECOND_BOX_SHARE` of the smaller made uncertain: a box the counter
+    drew over one top card and the card beside it reads that top's number too, and would
+    count its cards twice (docs/history.md, "A webcam asked for 1280x720")."""
+    faces = [k for k, p in enumerate(piles) if not p.down and p.top is not None]
+    if len(faces) < 2:
+        return piles
+    inter, area = quad_overlaps(np.stack([piles[k].corners for k in faces]))
+    doubted: set[int] = set()
+    for a, b in zip(*np.triu_indices(len(faces), 1), strict=True):
+        i, j = faces[a], faces[b]
+        if piles[i].top != piles[j].top:
+            continue
+        if inter[a, b] >= SECOND_BOX_SHARE * min(area[a], area[b]):
+            doubted.add(j if piles[i].confidence >= piles[j].confidence else i)
+    return [replace(p, uncertain=True) if k in doubted else p for k, p in enumerate(piles)]
 
 
 def lone_piles(count: Count, piles: list[Pile]) -> list[Pile]:
