@@ -36,6 +36,12 @@ EVENTS = ("still", "hand", "remove", "add")
 EVENT_WEIGHTS = (0.2, 0.4, 0.2, 0.2)
 
 
+def lines_scale(frame: tuple[int, int]) -> float:
+    """How much larger than in a 480-line frame a webcam's ``frame`` (w, h) shows the table:
+    drift, shake, inset, blur and cards are given in 480-line pixels and grow by this."""
+    return frame[1] / FRAME_PX[1]
+
+
 @dataclass(frozen=True)
 class ClipOptions:
     """A set of clips: seed, decks (4, 8 or None for both), length (s), frame rate, art,
@@ -101,7 +107,7 @@ class Webcam:
     ) -> Webcam:
         """A webcam with its drift, shake, exposure, noise and quality drawn from ``rng``;
         drift, shake and motion blur are in 480-line pixels, grown with ``frame``'s height."""
-        k = frame[1] / FRAME_PX[1]
+        k = lines_scale(frame)
         drift = rng.uniform(4, 14, 2) * rng.choice([-1, 1], 2) * k
         shake_px = float(rng.uniform(0.3, 1.8)) * k
         exposure = float(rng.uniform(0.04, 0.15))
@@ -135,7 +141,7 @@ class Webcam:
         )
         blur = 0
         if np.linalg.norm(jitter) > 1.5 * self.shake_px or moving and r_film.random() < 0.3:
-            blur = int(round(int(r_film.integers(3, 8)) * fh / FRAME_PX[1]))
+            blur = int(round(int(r_film.integers(3, 8)) * lines_scale(self.frame)))
             kern = np.zeros((blur, blur), np.float32)
             a = r_film.uniform(0, np.pi)
             c0 = (blur - 1) / 2
@@ -161,7 +167,7 @@ def framed_camera(
     pixels): a webcam pointed at the table shows all its cards, whatever the drift. A frame
     of more lines shows the same cards that many times larger, as a webcam asked for a
     larger picture does from the same place."""
-    k = frame[1] / FRAME_PX[1]
+    k = lines_scale(frame)
     fw, fh = int(round(frame[0] - 2 * INSET_PX * k)), int(round(frame[1] - 2 * INSET_PX * k))
     cam = fit_plan(plan, fw, fh, rng, card_scale=k)
     shift = np.array([[1, 0, (w - fw) / 2], [0, 1, (h - fh) / 2], [0, 0, 1]], np.float64)
