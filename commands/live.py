@@ -137,6 +137,7 @@ def watch(
 ) -> None:
     """Watch the table live: every card outlined, steady counts per player, keys to score."""
     from scoring.home import tallero_home
+    from vision.live.counting import Beside, InLoop
     from vision.live.settings import LiveSettings
     from vision.live.sources import Recorder, open_source, parse_size
     from vision.live.still import StillCheck
@@ -163,7 +164,10 @@ def watch(
         )
     decks = tuple(d for d, _ in rows) or counter.decks
     sort_tally = SortTally(decks) if tally else None
-    watcher = Watcher(counter, decks, settings, fps=src.fps, tally=sort_tally)
+    # A camera's frames keep coming while a frame is counted: counted beside the loop, the
+    # window keeps the camera's pace. A file waits for each count (the same every run).
+    pace = Beside() if src.live else InLoop()
+    watcher = Watcher(counter, decks, settings, fps=src.fps, tally=sort_tally, pace=pace)
     recorder = Recorder(record) if record is not None else None
     events = watch_events(src, watcher, max_frames, recorder)
     if as_json:
@@ -183,7 +187,7 @@ def watch(
             game_id,
             home / "snapshots",
             sort_tally,
-            lambda image: counter.count(image, name="still", decks=decks),
+            watcher.count_photo,
             labels,
             PilesReader(model, profile, threads, decks).read,
             settings.piles_frames,

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.count.counter import Counter
+from vision.live.counting import InLoop
 from vision.live.settings import LiveSettings
 from vision.live.sources import CaptureSource
 from vision.live.watch import Watcher
@@ -69,9 +70,15 @@ class ClipResult:
 
 
 def evaluate_clip(
-    path: Path, live: Counter, single: Counter | None, settings: LiveSettings
+    path: Path,
+    live: Counter,
+    single: Counter | None,
+    settings: LiveSettings,
+    delay_s: float = 0.0,
 ) -> ClipResult:
-    """Run one clip through the watch loop and score it against its truth."""
+    """Run one clip through the watch loop and score it against its truth; ``delay_s``:
+    each count reaches the table that long after its frame (`InLoop`), as with a counter
+    that takes that long beside a camera."""
     import time
 
     rec = json.loads(path.with_suffix(".json").read_text())
@@ -80,7 +87,7 @@ def evaluate_clip(
     truth = [f["counts"] for f in rec["frames"]]
     source = CaptureSource(str(path), live=False)
     source.open()
-    watcher = Watcher(live, decks, settings, fps=fps_clip)
+    watcher = Watcher(live, decks, settings, fps=fps_clip, pace=InLoop(delay_s))
     shown: list[dict[str, int]] = []
     steady: list[bool] = []
     middle = None

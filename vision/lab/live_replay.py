@@ -1,7 +1,7 @@
 """Live-view trials on webcam clips: each frame counted once, the watch loop replayed.
 
     python -m vision.lab.live_replay CLIPS --cache FILE [--try KEY=V,...] ...
-        [--vision KEY=V,...] [--limit N] [--threads 1] [--profile P] [--model ONNX]
+        [--vision KEY=V,...] [--limit N] [--delay S] [--threads 1] [--profile P] [--model ONNX]
 
 Each ``--try`` is one set of `LiveSettings` overrides (``appear_min_share=0.4``, ...). The
 clips of CLIPS (``dataset synth --kind video``) go through the watch loop exactly as
@@ -127,8 +127,10 @@ def replay(
     live: Counter,
     single: Counter,
     limit: int | None = None,
+    delay_s: float = 0.0,
 ) -> list[dict[str, Any]]:
-    """One result per try: the figures of `vision.evaluate.video` per number of decks."""
+    """One result per try: the figures of `vision.evaluate.video` per number of decks, each
+    count reaching the table ``delay_s`` after its frame."""
     from vision.evaluate.video import VideoEvaluation, clip_files, evaluate_clip
 
     files = clip_files(directory)[:limit]
@@ -142,13 +144,14 @@ def replay(
         ev = VideoEvaluation()
         for path in files:
             # the loop calls only .count(); the kept counter stands in for the real one
-            ev.clips.append(evaluate_clip(path, live_kept, single_kept, settings))  # type: ignore[arg-type]
+            ev.clips.append(evaluate_clip(path, live_kept, single_kept, settings, delay_s))  # type: ignore[arg-type]
             if kept.fresh:
                 kept.save()
         by_decks = ev.to_json()["by_decks"]
         rows.append(
             {
                 "settings": overrides,
+                **({"delay_s": delay_s} if delay_s else {}),
                 **{d: {k: s.get(k) for k in FIGURES} for d, s in by_decks.items()},
                 "counted_anew": kept.fresh - fresh,
                 "seconds": round(time.perf_counter() - t0, 1),
@@ -167,6 +170,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--try", dest="tries", action="append", default=[], metavar="KEY=V,...")
     ap.add_argument("--vision", default="", metavar="KEY=V,...", help="VisionSettings overrides")
     ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument(
+        "--delay",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="each count reaches the table S seconds after its frame, none started meanwhile",
+    )
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--model", type=Path, default=None)
     ap.add_argument("--profile", default=None, help="profile of enrolled decks ($TALLERO_HOME)")
@@ -192,7 +202,7 @@ def main(argv: list[str] | None = None) -> None:
         kept = KeptCounts(args.cache, models)
     except ValueError as exc:
         ap.error(str(exc))
-    for row in replay(args.directory, tries or [{}], kept, live, single, args.limit):
+    for row in replay(args.directory, tries or [{}], kept, live, single, args.limit, args.delay):
         print(json.dumps({"vision": vision, **row} if vision else row), flush=True)
 
 

@@ -192,7 +192,8 @@ class SteadyTable:
         self._since: float | None = None
         self._was_steady = False
         self._template: Count | None = None  # the last frame's count: its bars and size
-        self._start: float | None = None
+        self._start: float | None = None  # the first counted frame (s)
+        self._last_t: float | None = None  # the last counted frame (s)
         # The count the counted tracks make now, when it was made and from which cards.
         self._candidate: Count | None = None
         self._candidate_key: tuple[tuple[int, str | None, int], ...] | None = None
@@ -212,6 +213,9 @@ class SteadyTable:
     ) -> None:
         """Add a counted frame at time ``t`` (s): its count, each ``(track, card index)``
         and where the picture moved since the last counted frame (`vision.live.motion`)."""
+        if self._start is None:
+            self._start = t
+        self._last_t = t
         for known in self.tracks.values():
             known.chances += 1
         for track_id, i in matches:
@@ -248,11 +252,12 @@ class SteadyTable:
     def view(self, t: float) -> TableView:
         """The table at time ``t`` (s): counted cards added and dropped, STEADY or SETTLING."""
         s = self.settings
-        if self._start is None:
-            self._start = t
+        # A card is missed by the counts that did not see it: times unseen run on the
+        # clock of the last count (a count made beside the camera reaches the table late).
+        now = self._last_t if self._last_t is not None else t
         for track_id in list(self.tracks):
             rec = self.tracks[track_id]
-            unseen = t - rec.last_s
+            unseen = now - rec.last_s
             grace, gone = rec.unseen_bars(s)
             if unseen > gone:
                 del self.tracks[track_id]  # taken away (or a stray box that never counted)
@@ -265,14 +270,15 @@ class SteadyTable:
                 and rec.seen_share >= s.appear_min_share
             ):
                 rec.counted = True
-        # Until the first cards can have counted, nothing is known to be steady.
-        warming = t - self._start < s.appear_s
+        # Until the first cards can have counted, nothing is known to be steady: from the
+        # first count on (a count made beside the camera comes a while after the first frame).
+        warming = self._start is None or t - self._start < s.appear_s
         settling = warming or any(
-            (rec.counted and t - rec.last_s > rec.unseen_bars(s)[0])
+            (rec.counted and now - rec.last_s > rec.unseen_bars(s)[0])
             or (
                 not rec.counted
                 and rec.hits >= s.pending_min_hits
-                and t - rec.last_s <= s.miss_grace_s
+                and now - rec.last_s <= s.miss_grace_s
             )
             or (rec.counted and not rec.decided(t, s))
             or (

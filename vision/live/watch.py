@@ -8,7 +8,10 @@
 from __future__ import annotations
 
 import math
+import statistics
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +20,7 @@ from vision.core.cards import BACK, Cards
 from vision.core.types import Array
 from vision.count.counter import Counter
 from vision.count.result import Count
+from vision.live.counting import Counted, InLoop, Pace
 from vision.live.motion import MotionMeter, grey_cells
 from vision.live.settings import LiveSettings
 from vision.live.sources import FrameSource, Recorder, SourceFault
@@ -27,6 +31,8 @@ from vision.live.tracking import CardTracker
 
 # Frames a second shown and printed: an average over about this many frames.
 FPS_FRAMES = 15
+# The counter's delay shown (`count_delay_s`): the median of the last this many counts'.
+LAGS = 5
 
 
 class Watcher:
@@ -38,6 +44,8 @@ class Watcher:
         settings: the live settings.
         fps: the picture's frame rate (sizes the tracker's memory of lost cards).
         tally: a `SortTally` that also counts each card laid down (``watch --tally``).
+        pace: when a count reaches the table (`vision.live.counting`): in the loop at once
+            (default; a file), or `Beside` the loop (a camera: the window keeps its pace).
     """
 
     def __init__(
@@ -47,8 +55,12 @@ class Watcher:
         settings: LiveSettings | None = None,
         fps: float = 30.0,
         tally: SortTally | None = None,
+        pace: Pace | None = None,
     ) -> None:
         self.counter = counter
+        self.pace: Pace = pace if pace is not None else InLoop()
+        self.lock = threading.Lock()  # the counter, shared by the loop's and a still's count
+        self._lags: deque[float] = deque(maxlen=LAGS)  # the last counts' delays (s)
         self.decks = decks
         self.settings = s = settings or LiveSettings()
         # Lost tracks are kept (to be found again after a hand) a little past gone_after_s.
@@ -75,27 +87,57 @@ class Watcher:
         self.motion = MotionMeter(cell_px) if tally is not None else None
 
     def step(self, image: Array, t: float) -> TableView:
-        """One frame at time ``t`` (s): counted and tracked when its turn comes, unless the
-        table is STEADY and the picture the one last counted (`StillCheck`)."""
+        """One frame at time ``t`` (s): counted and tracked when its turn comes and no count
+        is under way, unless the table is STEADY and the picture the one last counted
+        (`StillCheck`); a count is added to the table on the frame it is ready (`Pace`)."""
         # both meters compare the same grey cells: the frame is shrunk once
         cells = grey_cells(image, self.touch_motion.cell_px)
         if self.motion is not None:
             self.motion.add_cells(cells, t)
         self.touch_motion.add_cells(cells, t)
-        if self._due(t) and not self._held(image, t):
+        self._observe(self.pace.take(t), t)
+        if not self.pace.busy() and self._due(t) and not self._held(image, t):
             self.counted_frames += 1
-            count = self.counter.count(image, name="frame", decks=self.decks)
-            matches = self.tracker.update(count.cards)
-            self.table.observe(t, count, matches, self.touch_motion.take())
-            self.unmatched = len(matches) < len(count.cards)
-            if self.tally is not None:
-                motion = self.motion.take() if self.motion is not None else None
-                self.tally.observe(t, self.frames, sightings(count.cards, matches), motion)
-            self.last_count = count
+            self.pace.start(self._count, image, self.frames, t)
+            self._observe(self.pace.take(t), t)
         self.frames += 1
         view = self.table.view(t)
         self.steady = view.steady
         return view
+
+    @property
+    def count_delay_s(self) -> float:
+        """How long (s, the picture's clock) the last counts took to reach the table
+        (median; 0 before the first)."""
+        return statistics.median(self._lags) if self._lags else 0.0
+
+    def count_photo(self, image: Array) -> Count:
+        """``image`` counted as a still (the finished spreads), between the loop's counts."""
+        with self.lock:
+            return self.counter.count(image, name="still", decks=self.decks)
+
+    def close(self) -> None:
+        """No more frames: a count under way is let finish."""
+        self.pace.close()
+
+    def _count(self, image: Array) -> Count:
+        with self.lock:
+            return self.counter.count(image, name="frame", decks=self.decks)
+
+    def _observe(self, done: Counted | None, t: float) -> None:
+        """Add a frame's count to the tracks and the table at ``t`` (s), when the count
+        reached the picture: the places touched since the last count go with it."""
+        if done is None:
+            return
+        self._lags.append(t - done.t)
+        count = done.count
+        matches = self.tracker.update(count.cards)
+        self.table.observe(t, count, matches, self.touch_motion.take())
+        self.unmatched = len(matches) < len(count.cards)
+        if self.tally is not None:
+            motion = self.motion.take() if self.motion is not None else None
+            self.tally.observe(t, done.frame, sightings(count.cards, matches), motion)
+        self.last_count = count
 
     def _due(self, t: float) -> bool:
         """Whether the frame at ``t`` (s) is due to be counted: ``count_every_s`` since the
@@ -201,6 +243,7 @@ def watch_events(
             frame += 1
     finally:
         source.close()
+        watcher.close()
         if recorder is not None:
             recorder.close()
 

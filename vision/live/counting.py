@@ -1,0 +1,120 @@
+"""When a counted frame's count reaches the steady table.
+
+A count takes the counter 0.05-0.5 s on 2 cores (more cards, more time), a webcam gives a
+frame every 0.033 s. Counted in the watch loop itself, a count holds the window still
+until it is done; counted beside the loop, the window keeps the camera's pace and the count
+joins the table when it is ready. Both ways have one interface (`Pace`):
+
+- `InLoop()`: counted in the loop, taken on the frame it was counted from (a file, `eval`).
+  `InLoop(delay_s)` is taken ``delay_s`` of the picture's clock later, no other frame
+  counted meanwhile: what `Beside` does with a counter that takes ``delay_s``, the same at
+  every run (to measure the live view at a counter's real speed).
+- `Beside()`: counted on a thread of its own (a camera or a stream).
+
+>>> pace = Beside()
+>>> if not pace.busy():
+...     pace.start(count_frame, image, t, frame)
+>>> done = pace.take(t)   # a `Counted`, or None while counting
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Protocol
+
+from vision.core.types import Array
+from vision.count.result import Count
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A frame's count: the count, and the frame's number and time (s) in the picture."""
+
+    count: Count
+    frame: int
+    t: float
+
+
+CountFrame = Callable[[Array], Count]
+
+
+class Pace(Protocol):
+    def busy(self) -> bool:
+        """A count is under way or not yet taken: no other frame is counted."""
+        ...
+
+    def start(self, count: CountFrame, image: Array, frame: int, t: float) -> None:
+        """Count ``image`` (frame ``frame`` at ``t`` s) with ``count``."""
+        ...
+
+    def take(self, t: float) -> Counted | None:
+        """The count started last, once it has reached the picture at ``t`` (s); each
+        count is taken once."""
+        ...
+
+    def close(self) -> None:
+        """No more counts (a count under way is let finish)."""
+        ...
+
+
+class InLoop:
+    """Counted in the loop; taken by the first frame ``delay_s`` (s, picture's clock) or
+    more after the frame counted (0: that frame itself); no count starts before it is
+    taken."""
+
+    def __init__(self, delay_s: float = 0.0) -> None:
+        if delay_s < 0:
+            raise ValueError(f"delay_s must be 0 or more, got {delay_s}")
+        self.delay_s = delay_s
+        self._done: Counted | None = None
+
+    def busy(self) -> bool:
+        return self._done is not None
+
+    def start(self, count: CountFrame, image: Array, frame: int, t: float) -> None:
+        if self.busy():
+            raise RuntimeError("a count is not yet taken")
+        self._done = Counted(count(image), frame, t)
+
+    def take(self, t: float) -> Counted | None:
+        if self._done is None or t < self._done.t + self.delay_s - 1e-9:
+            return None
+        done, self._done = self._done, None
+        return done
+
+    def close(self) -> None:
+        self._done = None
+
+
+class Beside:
+    """Counted on one thread beside the loop; taken by the first frame after it is done.
+    An error of the counter is raised by `take`, in the loop."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tallero-count")
+        self._job: Future[Counted] | None = None
+
+    def busy(self) -> bool:
+        return self._job is not None
+
+    def start(self, count: CountFrame, image: Array, frame: int, t: float) -> None:
+        if self.busy():
+            raise RuntimeError("a count is not yet taken")
+        self._job = self._pool.submit(lambda: Counted(count(image), frame, t))
+
+    def take(self, t: float) -> Counted | None:
+        if self._job is None or not self._job.done():
+            return None
+        job, self._job = self._job, None
+        return job.result()
+
+    def wait(self, timeout_s: float | None = None) -> None:
+        """Until the count under way is done (tests, and a clean end)."""
+        if self._job is not None:
+            self._job.exception(timeout_s)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._job = None
