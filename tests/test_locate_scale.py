@@ -131,3 +131,22 @@ def test_live_frames_never_look_further() -> None:
     settings = VisionSettings(live_min_card_long_side_input_px=1e6)
     live = Counter(threads=2, live=True, settings=settings)
     assert looks(live, close_up()) == [320, 640]
+
+
+def test_a_large_live_frame_of_small_cards_is_seen_again_whole_not_in_tiles() -> None:
+    # A 1280x720 webcam frame of a sorted table of 8 decks (64 cards about 55 px long) is
+    # seen again enlarged past 1280 px: a live frame takes that look whole, one look
+    # instead of eight tiles (`live_max_whole_input_px`).
+    from vision.synth.video import ClipOptions, make_clip
+
+    frames, rec = make_clip(
+        ClipOptions(seed=9401, decks=8, seconds=2.0, fps=5.0, size=(1280, 720)), 0
+    )
+    frame = frames[0]
+    live = Counter(threads=2, live=True)
+    sizes = looks(live, frame)
+    assert sizes[:2] == [320, 640] and len(sizes) == 3 and 1280 < sizes[2] <= 1920
+    tiled = Counter(threads=2, live=True, settings=VisionSettings(live_max_whole_input_px=1280))
+    assert looks(tiled, frame) == [320, 640]  # the enlarged look in tiles (not `detect`)
+    cards = sum(rec["frames"][0]["counts"].values())
+    assert len(live.count(frame, name="frame", decks=tuple(rec["decks"])).cards) >= 0.9 * cards

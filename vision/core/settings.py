@@ -268,6 +268,9 @@ class VisionSettings:
     # cards found (10th percentile of long sides) are at least this many input pixels.
     live_input_px: int = 320
     live_min_card_long_side_input_px: float = 36.0
+    # Live frames' larger scale is seen whole up to this long side (input pixels), in tiles
+    # beyond.
+    live_max_whole_input_px: int = 1920
     # Looks the detector takes at each input: as it is, then mirrored left to right, upside
     # down, turned half round (vision/detect/views.py), averaged anchor by anchor.
     detector_views: int = 4
@@ -319,6 +322,7 @@ class VisionSettings:
             "max_image_side_px",
             "min_image_side_px",
             "max_whole_input_px",
+            "live_max_whole_input_px",
             "max_card_long_side_input_px",
             "far_card_long_side_input_px",
             "spread_min_cards",

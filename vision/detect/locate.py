@@ -124,7 +124,8 @@ class Locator:
         if scale <= whole_scale * 1.2:
             return cards
         long_side = round(max(h, w) * scale)
-        if detector.dynamic and long_side <= s.max_whole_input_px:
+        max_whole = s.live_max_whole_input_px if self.live else s.max_whole_input_px
+        if detector.dynamic and long_side <= max_whole:
             # Seen whole: a better look, though often surer of fewer boxes (fewer copies).
             return detector.detect(image_bgr, long_side, self.views)
         tiled = self.tiled(detector, image_bgr, scale, input_px)
