@@ -53,6 +53,12 @@ def test_bench_json_carries_every_documented_key(tallero) -> None:
     assert {"live_fps", "baseline_fps", "ratio", "photo_s", "threads"} <= set(out)
     assert out["live_fps"] > 0 and out["baseline_fps"] > 0 and out["photo_s"] > 0
     assert out["ratio"] == pytest.approx(out["live_fps"] / out["baseline_fps"], rel=0.02)
+    assert set(out["watch_fps"]) == set(out["watch_camera"]) == {"640x480", "1280x720"}
+    for cam in out["watch_camera"].values():
+        assert cam["cards"] > 30
+        assert cam["beside"]["counts_per_s"] > 0 and cam["beside"]["count_delay_s"] > 0
+        # counted beside the window, the window keeps far more of the camera's frames
+        assert cam["beside"]["fps"] > 2 * cam["in_loop"]["fps"]
 
 
 def test_demo_plays_a_game_and_scores_the_photos_from_any_folder(tmp_path: Path) -> None:

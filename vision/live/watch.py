@@ -31,8 +31,8 @@ from vision.live.tracking import CardTracker
 
 # Frames a second shown and printed: an average over about this many frames.
 FPS_FRAMES = 15
-# The counter's delay shown (`count_delay_s`): the median of the last this many counts'.
-LAGS = 5
+# The counter's delay (`count_delay_s`): the median of the last this many counts'.
+LAGS = 200
 
 
 class Watcher:
