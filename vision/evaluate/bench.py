@@ -118,7 +118,7 @@ CAMERA_FPS = 30.0
 
 class PacedCamera:
     """A webcam (OpenCV's capture calls) giving ``frames`` over and over, each read waiting
-    for its frame at ``fps``, as a camera does; a late read gets the frame due now."""
+    for the camera's next frame at ``fps``, as a camera does."""
 
     def __init__(self, frames: Sequence[np.ndarray], fps: float) -> None:
         self.frames = frames

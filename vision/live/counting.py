@@ -1,6 +1,6 @@
 """When a counted frame's count reaches the steady table.
 
-A count takes the counter 0.05-0.5 s on 2 cores (more cards, more time), a webcam gives a
+A count takes the counter 0.05-0.7 s on 2 cores (more cards, more time), a webcam gives a
 frame every 0.033 s. Counted in the watch loop itself, a count holds the window still
 until it is done; counted beside the loop, the window keeps the camera's pace and the count
 joins the table when it is ready. Both ways have one interface (`Pace`):
@@ -13,7 +13,7 @@ joins the table when it is ready. Both ways have one interface (`Pace`):
 
 >>> pace = Beside()
 >>> if not pace.busy():
-...     pace.start(count_frame, image, t, frame)
+...     pace.start(count_frame, image, frame, t)
 >>> done = pace.take(t)   # a `Counted`, or None while counting
 """
 
@@ -111,7 +111,7 @@ class Beside:
         return job.result()
 
     def wait(self, timeout_s: float | None = None) -> None:
-        """Until the count under way is done (tests, and a clean end)."""
+        """Until the count under way is done, or ``timeout_s`` (tests)."""
         if self._job is not None:
             self._job.exception(timeout_s)
 
