@@ -14,6 +14,7 @@ from vision.count.counter import Counter
 ROOT = Path(__file__).resolve().parent.parent
 SORTED = ROOT / "datasets" / "samples" / "synth-mini" / "images" / "000000.jpg"
 LAYOUT = ROOT / "tests" / "data" / "scene_4242_000002.jpg"
+WEBCAM_TABLE = ROOT / "datasets" / "samples" / "webcam" / "table-8-decks.jpg"
 
 
 @pytest.fixture(scope="module")
@@ -137,16 +138,12 @@ def test_a_large_live_frame_of_small_cards_is_seen_again_whole_not_in_tiles() ->
     # A 1280x720 webcam frame of a sorted table of 8 decks (64 cards about 55 px long) is
     # seen again enlarged past 1280 px: a live frame takes that look whole, one look
     # instead of eight tiles (`live_max_whole_input_px`).
-    from vision.synth.video import ClipOptions, make_clip
-
-    frames, rec = make_clip(
-        ClipOptions(seed=9401, decks=8, seconds=2.0, fps=5.0, size=(1280, 720)), 0
-    )
-    frame = frames[0]
+    frame = cv2.imread(str(WEBCAM_TABLE))
+    rec = json.loads(WEBCAM_TABLE.with_suffix(".json").read_text())
     live = Counter(threads=2, live=True)
     sizes = looks(live, frame)
     assert sizes[:2] == [320, 640] and len(sizes) == 3 and 1280 < sizes[2] <= 1920
     tiled = Counter(threads=2, live=True, settings=VisionSettings(live_max_whole_input_px=1280))
     assert looks(tiled, frame) == [320, 640]  # the enlarged look in tiles (not `detect`)
-    cards = sum(rec["frames"][0]["counts"].values())
+    cards = sum(rec["counts"].values())
     assert len(live.count(frame, name="frame", decks=tuple(rec["decks"])).cards) >= 0.9 * cards
