@@ -70,7 +70,6 @@ class Watcher:
         self.table = SteadyTable(decks, s)
         self.frames = 0
         self._due_t = -math.inf  # when the last frame was due to be counted (s)
-        self.last_count: Count | None = None
         self.tally = tally
         # A steady table whose picture has not changed is not counted again (not with the
         # tally, which follows each card laid down).
@@ -111,18 +110,18 @@ class Watcher:
         (median; 0 before the first)."""
         return statistics.median(self._lags) if self._lags else 0.0
 
-    def count_photo(self, image: Array) -> Count:
-        """``image`` counted as a still (the finished spreads), between the loop's counts."""
+    def count_photo(self, image: Array, name: str = "still") -> Count:
+        """``image`` counted as a still (the finished spreads), between the loop's counts
+        (the loop's own counts come through here too, as ``"frame"``)."""
         with self.lock:
-            return self.counter.count(image, name="still", decks=self.decks)
+            return self.counter.count(image, name=name, decks=self.decks)
 
     def close(self) -> None:
         """No more frames: a count under way is let finish."""
         self.pace.close()
 
     def _count(self, image: Array) -> Count:
-        with self.lock:
-            return self.counter.count(image, name="frame", decks=self.decks)
+        return self.count_photo(image, name="frame")
 
     def _observe(self, done: Counted | None, t: float) -> None:
         """Add a frame's count to the tracks and the table at ``t`` (s), when the count
@@ -137,7 +136,6 @@ class Watcher:
         if self.tally is not None:
             motion = self.motion.take() if self.motion is not None else None
             self.tally.observe(t, done.frame, sightings(count.cards, matches), motion)
-        self.last_count = count
 
     def _due(self, t: float) -> bool:
         """Whether the frame at ``t`` (s) is due to be counted: ``count_every_s`` since the
