@@ -165,3 +165,82 @@ def test_a_late_count_is_no_missed_card_but_a_count_that_misses_one_is() -> None
     # the next count does not see card c, last seen 0.8 s before it: SETTLING
     observe(1.7, "ab")
     assert not table.view(1.75).steady
+
+
+def late_counts(touched: Any, script: Any, frames: int = 50) -> list[Any]:
+    """The steady table of a camera at 10 fps whose counts take 0.4 s: a frame counted every
+    0.5 s (``script(k)``: its cards), each reaching the table 0.4 s later; every frame
+    touches the spots ``touched(k)``. The views, one a frame."""
+    from live_stubs import stub_cards
+    from test_watch_steady import motion_over
+
+    from vision.live.steady import SteadyTable
+
+    table = SteadyTable(DECKS, LiveSettings())
+    views = []
+    for k in range(frames):
+        t = k / 10
+        table.touch(t, motion_over(*touched(k)))
+        if k >= 4 and (k - 4) % 5 == 0:  # the count of frame k - 4 reaches the table
+            names = script(k - 4)
+            count = Count("frame", (200, 160), stub_cards(names), DECKS, {"name": "stub"})
+            table.observe(t, count, [(ord(c), i) for i, c in enumerate(names)], frame_t=t - 0.4)
+        views.append(table.view(t))
+    return views
+
+
+def test_a_hand_between_late_counts_makes_the_view_settling_at_once() -> None:
+    # a hand over card a from 2.0 s to 2.4 s, hiding nothing: SETTLING from its first frame
+    # (not from the next count, 0.4-0.9 s later) until a count of a frame 0.2 s after it
+    views = late_counts(lambda k: ("a",) if 20 <= k <= 24 else (), lambda k: "ad")
+    assert views[19].steady
+    assert not any(v.steady for v in views[20:34])  # frame 2.5 s, in at 2.9 s: too soon
+    assert views[34].steady  # frame 3.0 s, in at 3.4 s
+    assert all(shown_of(v) == {"pump": 1, "pail": 1} for v in views[15:])
+
+
+def test_a_card_first_seen_where_a_hand_laid_it_is_settling_from_that_count() -> None:
+    # b is laid by a hand from 2.0 s to 2.4 s: the first count that sees it makes the view
+    # SETTLING (it waits no second sighting), and it shows up once counted
+    views = late_counts(
+        lambda k: ("a", "b") if 20 <= k <= 24 else (),
+        lambda k: "ad" + ("b" if k >= 30 else ""),  # b is first seen in frame 3.0 s
+        60,
+    )
+    assert views[19].steady and shown_of(views[19]) == {"pump": 1, "pail": 1}
+    first_seen = 34  # frame 3.0 s reaches the table at 3.4 s
+    assert not any(v.steady for v in views[20 : first_seen + 1])
+    assert {str(shown_of(v)) for v in views[15:] if v.steady} == {
+        str({"pump": 1, "pail": 1}),
+        str({"pump": 2, "pail": 1}),
+    }
+    assert views[-1].steady and shown_of(views[-1]) == {"pump": 2, "pail": 1}
+
+
+def test_a_slow_counter_decides_a_card_named_two_decks_by_its_votes_not_its_seconds() -> None:
+    # one count each 0.5 s (a slow counter) names card a pump and pail by turns: after
+    # decide_max_s (2 s) it has 5 votes; it is decided once seen in decide_min_hits (10)
+    from live_stubs import stub_cards
+
+    from vision.live.steady import SteadyTable
+
+    def steady_from(settings: LiveSettings) -> float:
+        table = SteadyTable(DECKS, settings)
+        for k in range(20):
+            cards = stub_cards("a")
+            cards.deck[0], cards.deck_confidence[0] = ("pump", 0.9) if k % 2 else ("pail", 0.6)
+            count = Count("frame", (200, 160), cards, DECKS, {"name": "stub"})
+            table.observe(k / 2, count, [(1, 0)])
+            if table.view(k / 2).steady:
+                return k / 2
+        return float("inf")
+
+    assert steady_from(LiveSettings()) == 4.5  # its 10th count
+    assert steady_from(LiveSettings(decide_min_hits=0)) == 2.0  # 5 votes
+
+
+def test_touch_and_decision_settings_out_of_range_are_refused() -> None:
+    with pytest.raises(ValueError, match="touch_new_s"):
+        LiveSettings(touch_new_s=-1.0)
+    with pytest.raises(ValueError, match="decide_min_hits"):
+        LiveSettings(decide_min_hits=-1)

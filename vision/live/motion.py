@@ -38,6 +38,16 @@ def grid_points(outline: Array, n: int = SAMPLES) -> Array:
     return out
 
 
+def grid_points_many(outlines: Array, n: int = SAMPLES) -> Array:
+    """`grid_points` of ``(k, 4, 2)`` outlines at once: ``(k, n * n, 2)``."""
+    q = np.asarray(outlines, np.float64)
+    u = (np.arange(n) + 0.5) / n
+    left = q[:, None, 0] + (q[:, None, 3] - q[:, None, 0]) * u[None, :, None]
+    right = q[:, None, 1] + (q[:, None, 2] - q[:, None, 1]) * u[None, :, None]
+    out: Array = left[:, :, None, :] + (right - left)[:, :, None, :] * u[None, None, :, None]
+    return out.reshape(len(q), -1, 2)
+
+
 def sample_cells(grid: Array, outline: Array, cell_px: float) -> Array:
     """The values of ``grid`` (one per ``cell_px`` cell) at `grid_points` of ``outline``."""
     pts = grid_points(outline)
@@ -220,6 +230,21 @@ class Touches:
             self._last = np.full(moved.shape, -np.inf, np.float32)
         self._last[moved > 0] = t
         self._cell_px = motion.cell_px
+
+    def touched_at(self, outlines: Array, share: float) -> Array:
+        """When each of ``outlines`` ((k, 4, 2) image px) was last touched over at least
+        ``share`` of it: the latest time (s) such that that share was touched then or later
+        (``-inf``: never)."""
+        q = np.asarray(outlines, np.float64).reshape(-1, 4, 2)
+        if self._last is None or not len(q):
+            return np.full(len(q), -np.inf)
+        h, w = self._last.shape
+        cells = np.floor(grid_points_many(q) / self._cell_px).astype(int)
+        seen = self._last[np.clip(cells[..., 1], 0, h - 1), np.clip(cells[..., 0], 0, w - 1)]
+        # the k-th latest touch over the samples, k the share's number of samples
+        k = max(1, int(np.ceil(share * seen.shape[1] - 1e-9)))
+        out: Array = -np.sort(-seen, axis=1)[:, k - 1]
+        return out
 
     def share_since(self, outline: Array, since: float) -> float:
         """Share of ``outline`` ((4, 2) image px) touched at ``since`` (s) or later."""

@@ -48,22 +48,28 @@ class LiveSettings:
             the same picture: while STEADY it is not counted again (``-1``: always count) ...
         still_thumb_px, still_level: ... (see ``still_px``) ...
         still_max_s: ... but a frame is counted at least this often.
-        touch_share: a counted card is *touched* (`vision.live.motion.Touches`) when this
-            share of its outline changed in a patch since the last counted frame (a hand over
-            it, a card laid or taken) ...
+        touch_share: a card is *touched* (`vision.live.motion.Touches`) when this share of
+            its outline changed in a patch from one frame to the next, counted or not (a
+            hand over it, a card laid or taken) ...
         touch_open_cells: ... a patch at least this many motion cells across (a thin line
             along an edge, the camera shaken by a pixel, is no touch).
         touch_drift: ... with the whole picture's shift since the frame before taken off
             first (`vision.live.motion.picture_shift`): a camera drifting over large faces
             touches nothing.
-        touch_settling_s: the view is SETTLING while a counted card is touched and this long
-            after (a hand over the cards, even one that hides none of them); ``-1``: touches
-            never make it SETTLING.
+        touch_settling_s: the view is SETTLING from the frame that touches a counted card
+            (a hand over the cards, even one that hides none of them) until a count of a
+            frame this long after the touch has reached the table (a camera's counts come
+            0.1-0.7 s after their frames); ``-1``: touches never make it SETTLING.
+        touch_new_s: a new track seen once makes the view SETTLING when its place was
+            touched at most this long before it was first seen (a card laid by a hand), not
+            only once seen ``pending_min_hits`` times.
         decided_lead: the view is SETTLING while a counted back's deck is not yet known:
             until its leading deck's summed naming confidence leads the next deck's by this
             much (about as many frames), so a deck the first frames got wrong is not shown
             as STEADY and then changed (0: off) ...
-        decide_max_s: ... or until the card was first seen this long ago.
+        decide_max_s: ... or until the card was first seen this long ago ...
+        decide_min_hits: ... and seen in at least this many counted frames (a counter slower
+            than the camera gives fewer votes in ``decide_max_s``).
         could_be_min_share: a deck that won at least this share of a card's votes is one
             the card could be (widens the count ranges).
         json_every_s: with nothing changing, ``--json`` prints one object this often.
@@ -104,9 +110,11 @@ class LiveSettings:
     touch_open_cells: int = 3
     touch_drift: bool = True
     touch_settling_s: float = 0.2
+    touch_new_s: float = 1.5
     could_be_min_share: float = 0.2
     decided_lead: float = 3.0
     decide_max_s: float = 2.0
+    decide_min_hits: int = 10
     json_every_s: float = 1.0
     retry_every_s: float = 3.0
     frame_timeout_s: float = 5.0
@@ -132,11 +140,14 @@ class LiveSettings:
             "refresh_s",
             "still_max_s",
             "decide_max_s",
+            "touch_new_s",
         ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0 seconds")
         if self.appear_min_evidence < 0 or self.decided_lead < 0:
             raise ValueError("appear_min_evidence and decided_lead must be >= 0")
+        if self.decide_min_hits < 0:
+            raise ValueError("decide_min_hits must be >= 0")
         if not 0 <= self.appear_min_share <= 1:
             raise ValueError("appear_min_share must be in [0, 1]")
         if not 0 < self.min_seen_share <= 0.5:

@@ -4,9 +4,11 @@ A frame's count is a guess; the table is what the guesses agree on over time. A 
 becomes a counted card once it has lasted ``appear_s`` (seen ``appear_min_hits`` times, in
 at least ``appear_min_share`` of the counted frames from its first sighting to its last),
 and stops being one once it has been unseen for ``gone_after_s``. A counted card unseen for
-``miss_grace_s`` (a hand over it, or a card being taken), a new track that keeps being
-seen (a card being added) or a counted card whose deck the frames have not yet agreed on
-(``decided_lead``) makes the view SETTLING; the steady count, the one shown and committed,
+``miss_grace_s`` (a hand over it, or a card being taken), a counted card touched since
+the frame the last count came from (`touch`: every frame's motion, so a camera whose counts
+come late shows a hand at once), a new track that keeps being seen or was seen where a hand
+just moved (a card being added) or a counted card whose deck the frames have not yet agreed
+on (``decided_lead``) makes the view SETTLING; the steady count, the one shown and committed,
 changes only when the view is STEADY again, and only to a count that has held for
 ``hold_s``. Until the view is first STEADY it shows the cards counted so far. A card's deck
 is the one that won the most naming confidence over every frame of its track. Two tracks
@@ -46,8 +48,6 @@ class TrackEvidence:
         could_be: other decks any frame said it could be.
         card: its last box and look, one row of `Cards`.
         counted: whether it is a card of the table.
-        touched_s: when its place was last touched (a hand over it, a card laid or taken
-            away; `vision.live.motion.Touches`); ``None``: never.
     """
 
     first_s: float
@@ -62,7 +62,6 @@ class TrackEvidence:
     other_sum: float = 0.0
     could_be: set[str] = field(default_factory=set)
     counted: bool = False
-    touched_s: float | None = None
     seen_frames: int = 0  # bit k set: seen in the table's k-th counted frame
     _settled: Cards | None = None
 
@@ -139,11 +138,12 @@ class TrackEvidence:
     def decided(self, t: float, settings: LiveSettings) -> bool:
         """Whether the card's deck is known: its leading deck's votes lead the next one's
         by ``decided_lead`` (about that many frames' naming confidence), or it was first
-        seen ``decide_max_s`` ago (a card the namer keeps calling two decks: its votes
-        decide, and the count's range shows the doubt), or it is a face."""
+        seen ``decide_max_s`` ago and has been seen in ``decide_min_hits`` counted frames
+        (a card the namer keeps calling two decks: its votes decide, and the count's range
+        shows the doubt), or it is a face."""
         if settings.decided_lead <= 0 or self.side != BACK:
             return True
-        if t - self.first_s >= settings.decide_max_s:
+        if t - self.first_s >= settings.decide_max_s and self.hits >= settings.decide_min_hits:
             return True
         votes = sorted(self.deck_votes.values(), reverse=True) + [0.0, 0.0]
         return votes[0] - votes[1] >= settings.decided_lead
@@ -193,7 +193,8 @@ class SteadyTable:
         self._was_steady = False
         self._template: Count | None = None  # the last frame's count: its bars and size
         self._start: float | None = None  # the first counted frame (s)
-        self._last_t: float | None = None  # the last counted frame (s)
+        self._last_t: float | None = None  # when the last count reached the table (s)
+        self._last_frame_t = -np.inf  # the picture's time of the last count's frame (s)
         # The count the counted tracks make now, when it was made and from which cards.
         self._candidate: Count | None = None
         self._candidate_key: tuple[tuple[int, str | None, int], ...] | None = None
@@ -210,12 +211,16 @@ class SteadyTable:
         count: Count,
         matches: Sequence[tuple[int, int]],
         motion: Motion | None = None,
+        frame_t: float | None = None,
     ) -> None:
-        """Add a counted frame at time ``t`` (s): its count, each ``(track, card index)``
-        and where the picture moved since the last counted frame (`vision.live.motion`)."""
+        """Add a counted frame's count, reaching the table at time ``t`` (s): the count,
+        each ``(track, card index)``, the time of the frame it counted (``frame_t``; ``t``
+        when ``None``: counted at once) and, where given, where the picture moved since the
+        frame before (as `touch`)."""
         if self._start is None:
             self._start = t
         self._last_t = t
+        self._last_frame_t = t if frame_t is None else frame_t
         for known in self.tracks.values():
             known.chances += 1
         for track_id, i in matches:
@@ -225,16 +230,25 @@ class SteadyTable:
                 self.tracks[track_id] = TrackEvidence(first_s=t, last_s=t, card=card, chances=1)
             self.tracks[track_id].add(t, card, could_be, self.frames)
         if motion is not None:
-            self._touch(t, motion)
+            self.touch(t, motion)
         self.frames += 1
         self._template = count
 
-    def _touch(self, t: float, motion: Motion) -> None:
-        """Stamp on the tracks the places touched since the last counted frame."""
+    def touch(self, t: float, motion: Motion) -> None:
+        """Where the picture moved up to the frame at ``t`` (s), counted or not: the view
+        is SETTLING from a frame that touches a counted card until a count of a frame
+        ``touch_settling_s`` after it has reached the table (a camera's frames come faster
+        than its counts)."""
         self.touches.stamp(motion, t)
-        for rec in self.tracks.values():
-            if self.touches.share_since(rec.card.corners[0], t) >= self.settings.touch_share:
-                rec.touched_s = t
+
+    def _touched(self) -> dict[int, float]:
+        """When each track's place was last touched (s; ``-inf``: never)."""
+        if self.settings.touch_settling_s < 0 or not self.tracks:
+            return {}
+        ids = list(self.tracks)
+        outlines = np.stack([self.tracks[i].card.corners[0] for i in ids])
+        at = self.touches.touched_at(outlines, self.settings.touch_share)
+        return dict(zip(ids, at.tolist(), strict=True))
 
     def hold(self, t: float, since: int) -> bool:
         """The picture at time ``t`` (s) has not changed since counted frame ``since``: the
@@ -273,21 +287,22 @@ class SteadyTable:
         # Until the first cards can have counted, nothing is known to be steady: from the
         # first count on (a count made beside the camera comes a while after the first frame).
         warming = self._start is None or t - self._start < s.appear_s
+        touched = self._touched()
         settling = warming or any(
             (rec.counted and now - rec.last_s > rec.unseen_bars(s)[0])
             or (
                 not rec.counted
-                and rec.hits >= s.pending_min_hits
                 and now - rec.last_s <= s.miss_grace_s
+                and (
+                    rec.hits >= s.pending_min_hits
+                    or touched.get(tid, -np.inf) >= rec.first_s - s.touch_new_s
+                )
             )
             or (rec.counted and not rec.decided(t, s))
             or (
-                rec.counted
-                and s.touch_settling_s >= 0
-                and rec.touched_s is not None
-                and t - rec.touched_s <= s.touch_settling_s
+                rec.counted and touched.get(tid, -np.inf) >= self._last_frame_t - s.touch_settling_s
             )
-            for rec in self.tracks.values()
+            for tid, rec in self.tracks.items()
         )
         if not settling:
             settling = not self._settle(t)

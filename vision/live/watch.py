@@ -94,6 +94,9 @@ class Watcher:
         if self.motion is not None:
             self.motion.add_cells(cells, t)
         self.touch_motion.add_cells(cells, t)
+        touch = self.touch_motion.take()
+        if touch is not None:
+            self.table.touch(t, touch)
         self._observe(self.pace.take(t), t)
         if not self.pace.busy() and self._due(t) and not self._held(image, t):
             self.counted_frames += 1
@@ -131,7 +134,7 @@ class Watcher:
         self._lags.append(t - done.t)
         count = done.count
         matches = self.tracker.update(count.cards)
-        self.table.observe(t, count, matches, self.touch_motion.take())
+        self.table.observe(t, count, matches, frame_t=done.t)
         self.unmatched = len(matches) < len(count.cards)
         if self.tally is not None:
             motion = self.motion.take() if self.motion is not None else None
