@@ -353,6 +353,16 @@ def eval_(
         bool,
         typer.Option("--piles", help="Score the Dutch piles read off each photo (piles sets)."),
     ] = False,
+    delay: Annotated[
+        float,
+        typer.Option(
+            "--delay",
+            metavar="S",
+            help="Clips only: each count reaches the live view S seconds after its frame, "
+            "no other frame counted meanwhile (a counter that slow beside a camera; "
+            "tallero bench gives count_delay_s).",
+        ),
+    ] = 0.0,
 ) -> None:
     """Score the counter on a labelled set: per layout kind and visibility band, or, on real
     photos, how many of their cards it finds."""
@@ -366,6 +376,11 @@ def eval_(
         raise UsageError(f"{directory}: no such folder")
     if not directory.is_dir():
         raise UsageError(f"{directory}: not a folder (eval scores a labelled set)")
+    if not 0 <= delay <= 10 or delay != delay:
+        raise UsageError(f"--delay must be 0-10 seconds, got {delay}")
+    clips_here = is_sort_folder(directory) or bool(clip_files(directory))
+    if delay and not clips_here:
+        raise UsageError(f"{directory}: --delay is for a folder of clips")
     if is_sort_folder(directory):
         live = make_counter(model, None, profile, threads, live=True)
         still = make_counter(model, None, profile, threads)
@@ -374,7 +389,9 @@ def eval_(
             if not as_json:
                 typer.echo(f"  {done}/{total} sort clips", err=True)
 
-        sorts = evaluate_sorts(directory, live, still, limit=limit, progress=sort_progress)
+        sorts = evaluate_sorts(
+            directory, live, still, limit=limit, progress=sort_progress, delay_s=delay
+        )
         if as_json:
             emit_json({**sorts.to_json(), "model": live.model_info})
         else:
@@ -388,7 +405,9 @@ def eval_(
             if not as_json:
                 typer.echo(f"  {done}/{total} clips", err=True)
 
-        clips = evaluate_clips(directory, live, single, limit=limit, progress=clip_progress)
+        clips = evaluate_clips(
+            directory, live, single, limit=limit, progress=clip_progress, delay_s=delay
+        )
         if as_json:
             emit_json({**clips.to_json(), "model": live.model_info})
         else:

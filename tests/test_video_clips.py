@@ -147,3 +147,29 @@ def test_a_webcam_clip_frames_every_card_whatever_the_drift(
         cam = framed_camera(plan, w, h, np.random.default_rng([decks, i, 2]), frame)
         corners = cam.project(all_corners(np.array([c.pose for c in plan.cards])))
         assert (corners >= low).all() and (corners <= high).all(), f"plan {i}"
+
+
+def test_eval_with_counts_half_a_second_late_still_settles_the_committed_clip(tallero) -> None:
+    r = tallero("eval", str(CLIP.parent), "--json", "--delay", "0.5")
+    assert r.code == 0, r.err
+    out = r.json()
+    assert out["delay_s"] == 0.5
+    figures = out["all"]
+    assert figures["clips"] == 1 and figures["frames"] == 40
+    # the counts come late: the view is STEADY later than on time, and never wrong
+    assert figures["wrong_steady"] == 0.0
+    assert figures["time_to_steady_s"]["max"] > 1.0
+    table = tallero("eval", str(CLIP.parent), "--delay", "0.5").out
+    assert "each count reached the live view 0.5 s after its frame" in table
+
+
+@pytest.mark.parametrize("delay", ["-1", "nan", "11"])
+def test_eval_refuses_a_delay_out_of_range(tallero, delay: str) -> None:
+    r = tallero("eval", str(CLIP.parent), "--delay", delay)
+    assert r.code == 2 and "--delay must be 0-10 seconds" in r.err
+
+
+def test_eval_refuses_a_delay_on_photos(tallero, tmp_path) -> None:
+    (tmp_path / "truth").mkdir()
+    r = tallero("eval", str(tmp_path), "--delay", "0.5")
+    assert r.code == 2 and "--delay is for a folder of clips" in r.err

@@ -26,6 +26,7 @@ from typing import Any
 
 from vision.count.counter import Counter
 from vision.evaluate.video import clip_files
+from vision.live.counting import InLoop
 from vision.live.settings import LiveSettings
 from vision.live.sources import CaptureSource
 from vision.live.tally import SortTally, TallySettings
@@ -76,13 +77,16 @@ def evaluate_sort(
     still: Counter,
     settings: LiveSettings,
     tally_settings: TallySettings | None = None,
+    delay_s: float = 0.0,
 ) -> SortResult:
-    """Run one sort clip through the watch loop with the tally, and count its last frame."""
+    """Run one sort clip through the watch loop with the tally, and count its last frame;
+    ``delay_s``: each count reaches the tally that long after its frame (`InLoop`), as
+    with a counter that takes that long beside a camera."""
     rec = json.loads(path.with_suffix(".json").read_text())
     decks = tuple(rec["decks"])
     fps = float(rec["fps"])
     tally = SortTally(decks, tally_settings)
-    watcher = Watcher(live, decks, settings, fps=fps, tally=tally)
+    watcher = Watcher(live, decks, settings, fps=fps, tally=tally, pace=InLoop(delay_s))
     source = CaptureSource(str(path), live=False)
     source.open()
     last = None
@@ -127,9 +131,11 @@ def _rate(xs: list[bool]) -> float | None:
 
 @dataclass
 class SortEvaluation:
-    """The figures over a folder of sort clips, per number of decks and over all."""
+    """The figures over a folder of sort clips, per number of decks and over all;
+    ``delay_s``: how late each count reached the tally (`evaluate_sort`)."""
 
     clips: list[SortResult] = field(default_factory=list)
+    delay_s: float = 0.0
 
     def summary(self, decks: int | None = None) -> dict[str, Any]:
         """The figures for clips with ``decks`` decks (``None``: every clip)."""
@@ -171,6 +177,7 @@ class SortEvaluation:
         """``tallero eval SORTS --json``: the figures by decks and over all, and per clip."""
         return {
             "kind": "sort",
+            "delay_s": self.delay_s,
             "by_decks": {
                 str(n): self.summary(n) for n in sorted({len(c.decks) for c in self.clips})
             },
@@ -203,13 +210,15 @@ def evaluate_sorts(
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     tally_settings: TallySettings | None = None,
+    delay_s: float = 0.0,
 ) -> SortEvaluation:
-    """Every sort clip of ``folder`` (its first ``limit``) through the watch loop's tally."""
+    """Every sort clip of ``folder`` (its first ``limit``) through the watch loop's tally,
+    each count ``delay_s`` late (`evaluate_sort`)."""
     files = clip_files(folder)[:limit]
-    ev = SortEvaluation()
+    ev = SortEvaluation(delay_s=delay_s)
     for i, path in enumerate(files):
         ev.clips.append(
-            evaluate_sort(path, live, still, settings or LiveSettings(), tally_settings)
+            evaluate_sort(path, live, still, settings or LiveSettings(), tally_settings, delay_s)
         )
         if progress is not None:
             progress(i + 1, len(files))
@@ -241,4 +250,6 @@ def format_sort_table(ev: SortEvaluation) -> str:
                 f"  {key}: {part['decks']} decks, tally_exact {part['tally_exact']}, "
                 f"still_exact {part['still_exact']}"
             )
+    if ev.delay_s:
+        lines.append(f"each count reached the tally {ev.delay_s:g} s after its frame")
     return "\n".join(lines)

@@ -177,9 +177,11 @@ def score_clip(
 
 @dataclass
 class VideoEvaluation:
-    """The figures over a folder of clips, per number of decks and over all."""
+    """The figures over a folder of clips, per number of decks and over all; ``delay_s``:
+    how late each count reached the table (`evaluate_clip`)."""
 
     clips: list[ClipResult] = field(default_factory=list)
+    delay_s: float = 0.0
 
     def summary(self, decks: int | None = None) -> dict[str, Any]:
         """The table's figures for clips with ``decks`` decks (``None``: every clip)."""
@@ -218,6 +220,7 @@ class VideoEvaluation:
         """``tallero eval CLIPS --json``: the figures by decks and over all, and per clip."""
         return {
             "kind": "video",
+            "delay_s": self.delay_s,
             "by_decks": {str(d): self.summary(d) for d in sorted({c.decks for c in self.clips})},
             "all": self.summary(),
             "per_clip": [
@@ -247,12 +250,14 @@ def evaluate_clips(
     settings: LiveSettings | None = None,
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    delay_s: float = 0.0,
 ) -> VideoEvaluation:
-    """Every clip of ``folder`` (its first ``limit``) through the watch loop."""
+    """Every clip of ``folder`` (its first ``limit``) through the watch loop, each count
+    reaching the table ``delay_s`` after its frame (`evaluate_clip`)."""
     files = clip_files(folder)[:limit]
-    ev = VideoEvaluation()
+    ev = VideoEvaluation(delay_s=delay_s)
     for i, path in enumerate(files):
-        ev.clips.append(evaluate_clip(path, live, single, settings or LiveSettings()))
+        ev.clips.append(evaluate_clip(path, live, single, settings or LiveSettings(), delay_s))
         if progress is not None:
             progress(i + 1, len(files))
     return ev
@@ -277,4 +282,6 @@ def format_video_table(ev: VideoEvaluation) -> str:
             f"{str(s['flicker_per_min']):>11} {str(s['wrong_steady']):>12} "
             f"{str(s['hand_restored']):>13} {str(s['hand_broken']):>11} {s['fps']:>5}"
         )
+    if ev.delay_s:
+        lines.append(f"each count reached the live view {ev.delay_s:g} s after its frame")
     return "\n".join(lines)
