@@ -137,9 +137,9 @@ def watch(
 ) -> None:
     """Watch the table live: every card outlined, steady counts per player, keys to score."""
     from scoring.home import tallero_home
-    from vision.live.counting import Beside, InLoop
+    from vision.live.counting import Beside, InLoop, Pace, Replayed
     from vision.live.settings import LiveSettings
-    from vision.live.sources import Recorder, open_source, parse_size
+    from vision.live.sources import FolderSource, Recorder, open_source, parse_size
     from vision.live.still import StillCheck
     from vision.live.tally import SortTally
     from vision.live.watch import JsonLines, Watcher, watch_events
@@ -165,8 +165,11 @@ def watch(
     decks = tuple(d for d, _ in rows) or counter.decks
     sort_tally = SortTally(decks) if tally else None
     # A camera's frames keep coming while a frame is counted: counted beside the loop, the
-    # window keeps the camera's pace. A file waits for each count (the same every run).
-    pace = Beside() if src.live else InLoop()
+    # window keeps the camera's pace. A file waits for each count (the same every run); a
+    # recorded session is counted at the pace it was (its counts taken when they were).
+    pace: Pace = Beside() if src.live else InLoop()
+    if isinstance(src, FolderSource) and src.taken_at is not None and src.times is not None:
+        pace = Replayed(src.taken_at, src.times)
     watcher = Watcher(counter, decks, settings, fps=src.fps, tally=sort_tally, pace=pace)
     recorder = Recorder(record) if record is not None else None
     events = watch_events(src, watcher, max_frames, recorder)

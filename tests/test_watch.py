@@ -132,13 +132,14 @@ def test_record_keeps_the_frames_and_watch_replays_them(tallero, tmp_path: Path)
     folder = tmp_path / "session"
     r = tallero("watch", str(CLIP), "--json", "--max-frames", "4", "--record", str(folder))
     assert r.code == 0, r.err
-    assert sorted(p.name for p in folder.iterdir()) == [
-        "000000.jpg",
-        "000001.jpg",
-        "000002.jpg",
-        "000003.jpg",
-        "watch.json",
-    ]
+    names = sorted(p.name for p in folder.iterdir())
+    assert names[4:] == ["pace.jsonl", "watch.json"]
+    assert [n.split(".")[0] for n in names[:4]] == ["000000", "000001", "000002", "000003"]
+    # the counted frames are kept losslessly (a replay counts the very same pixels)
+    pace = [json.loads(x) for x in (folder / "pace.jsonl").read_text().splitlines()]
+    counted = [bool(p.get("counted")) for p in pace]
+    assert counted == [n.endswith(".png") for n in names[:4]] and counted[0]
+    assert all(n.endswith((".png", ".jpg")) for n in names[:4])
     assert json.loads((folder / "watch.json").read_text()) == {"fps": 10.0}
     again = tallero("watch", str(folder), "--json")
     assert again.code == 0, again.err

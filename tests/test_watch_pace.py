@@ -244,3 +244,81 @@ def test_touch_and_decision_settings_out_of_range_are_refused() -> None:
         LiveSettings(touch_new_s=-1.0)
     with pytest.raises(ValueError, match="decide_min_hits"):
         LiveSettings(decide_min_hits=-1)
+
+
+def test_a_recorded_camera_session_replays_as_it_was_shown(
+    tallero, monkeypatch, tmp_path: Path
+) -> None:
+    # A camera session whose counts take 0.3 s, kept with --record: replayed from the
+    # folder, the same frames are counted and their counts reach the table at the same
+    # times, so every line the session printed comes again (the frame rate aside).
+    from vision.count.counter import Counter
+    from vision.evaluate.bench import PacedCamera
+    from vision.live import sources
+
+    src = cv2.VideoCapture(str(CLIP))
+    frames = [src.read()[1] for _ in range(40)]  # the clip's hand comes and goes
+    src.release()
+    camera = PacedCamera(frames, 10.0)
+    real_open = sources.open_source
+    monkeypatch.setattr(
+        sources,
+        "open_source",
+        lambda spec, *a, **k: (
+            sources.CaptureSource(0, live=True, opener=camera.open)
+            if spec == "0"
+            else real_open(spec, *a, **k)
+        ),
+    )
+    real = Counter.count
+
+    def slow(self: Counter, *args: Any, **kwargs: Any) -> Count:
+        time.sleep(0.3)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Counter, "count", slow)
+    kept = tmp_path / "session"
+    r = tallero("watch", "0", "--json", "--max-frames", "40", "--record", str(kept))
+    assert r.code == 0, r.err
+    monkeypatch.setattr(Counter, "count", real)  # the replay need not wait
+    again = tallero("watch", str(kept), "--json")
+    assert again.code == 0, again.err
+
+    def lines(out: str) -> list[dict[str, Any]]:
+        return [{k: v for k, v in json.loads(x).items() if k != "fps"} for x in out.splitlines()]
+
+    live, replay = lines(r.out), lines(again.out)
+    assert replay == live
+    assert live[-1]["steady"] and {d: n for d, n in live[-1]["counts"].items() if n} == CLIP_TRUTH
+    pace = [json.loads(x) for x in (kept / "pace.jsonl").read_text().splitlines()]
+    assert len(pace) == 40 and 2 <= sum(bool(p.get("counted")) for p in pace) <= 14
+
+
+def test_a_recording_cut_off_mid_line_replays_up_to_its_last_whole_frame(tmp_path: Path) -> None:
+    from vision.live.counting import Replayed
+    from vision.live.sources import read_pace
+
+    pace = tmp_path / "pace.jsonl"
+    pace.write_text(
+        '{"t": 0.0, "counted": true}\n{"t": 0.1}\n{"t": 0.2, "took": [0]}\n'
+        '{"t": 0.3, "counted": true}\n{"t": 0.4, "to'
+    )
+    times, taken = read_pace(pace)
+    assert times == [0.0, 0.1, 0.2, 0.3] and taken == {0: 0.2}
+    replay = Replayed(taken, times)
+    replay.start(count_of, picture("ab"), 0, 0.0)
+    assert replay.take(0.1) is None and replay.take(0.2) is not None
+    # frame 3's count never came in: it is taken after the session's median delay
+    replay.start(count_of, picture("ab"), 3, 0.3)
+    assert replay.take(0.45) is None and replay.take(0.5) is not None
+
+
+def test_frames_past_a_recordings_last_time_run_on_at_its_frame_rate(tmp_path: Path) -> None:
+    from vision.live.sources import FolderSource
+
+    for k in range(4):
+        cv2.imwrite(str(tmp_path / f"{k:06d}.jpg"), picture("a"))
+    (tmp_path / "watch.json").write_text('{"fps": 10.0}')
+    (tmp_path / "pace.jsonl").write_text('{"t": 5.0}\n{"t": 5.12}\n{"t": 5.2')
+    src = FolderSource(tmp_path)
+    assert [round(src.time_of(k), 3) for k in range(4)] == [5.0, 5.12, 5.22, 5.32]

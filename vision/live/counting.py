@@ -10,6 +10,9 @@ joins the table when it is ready. Both ways have one interface (`Pace`):
   counted meanwhile: what `Beside` does with a counter that takes ``delay_s``, the same at
   every run (to measure the live view at a counter's real speed).
 - `Beside()`: counted on a thread of its own (a camera or a stream).
+- `Replayed(taken_at)`: a session kept with ``watch --record``, replayed: each frame the
+  session counted is taken when the session took it, so the replay shows what the session
+  showed.
 
 >>> pace = Beside()
 >>> if not pace.busy():
@@ -118,3 +121,35 @@ class Beside:
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._job = None
+
+
+class Replayed:
+    """A recorded session's pace: counted in the loop, and taken at the time (s, the
+    recording's clock) the session took the count of that frame (``taken_at``: frame ->
+    time). A frame the session did not count is taken ``fallback_s`` after it (the
+    session's median delay)."""
+
+    def __init__(self, taken_at: dict[int, float], times: list[float]) -> None:
+        self.taken_at = taken_at
+        lags = sorted(at - times[f] for f, at in taken_at.items() if f < len(times))
+        self.fallback_s = max(lags[len(lags) // 2], 0.0) if lags else 0.0
+        self._done: Counted | None = None
+        self._at = 0.0
+
+    def busy(self) -> bool:
+        return self._done is not None
+
+    def start(self, count: CountFrame, image: Array, frame: int, t: float) -> None:
+        if self.busy():
+            raise RuntimeError("a count is not yet taken")
+        self._done = Counted(count(image), frame, t)
+        self._at = self.taken_at.get(frame, t + self.fallback_s)
+
+    def take(self, t: float) -> Counted | None:
+        if self._done is None or t < self._at - 1e-9:
+            return None
+        done, self._done = self._done, None
+        return done
+
+    def close(self) -> None:
+        self._done = None

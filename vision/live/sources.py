@@ -25,6 +25,11 @@ FRAME_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 # "A webcam asked for 1280x720"). A camera that cannot gives its nearest size.
 CAMERA_SIZE = (1280, 720)
 RECORD_META = "watch.json"
+# A recorded session's clock and counts, a line a frame, written as the frames come (so a
+# session cut off replays up to its last frame): ``{"t": s}``, with ``"counted": true`` on a
+# frame that was counted and ``"took": [k]`` on the frame the count of frame k reached the
+# table.
+RECORD_PACE = "pace.jsonl"
 DEFAULT_FOLDER_FPS = 15.0
 
 
@@ -142,7 +147,9 @@ class CaptureSource:
 class FolderSource:
     """The frames of a folder (a ``--record`` session), in name order; it ends.
 
-    Its clock runs at the recorded frame rate (``watch.json``), else 15 frames a second.
+    Its clock runs at the recorded frame rate (``watch.json``), else 15 frames a second; a
+    session recorded with its pace (``pace.jsonl``) runs on the times its frames came at,
+    and `taken_at` says when each frame counted live reached the table.
     """
 
     live = False
@@ -157,7 +164,21 @@ class FolderSource:
         meta = folder / RECORD_META
         if meta.exists():
             self.fps = float(json.loads(meta.read_text()).get("fps", DEFAULT_FOLDER_FPS))
+        self.times: list[float] | None = None
+        self.taken_at: dict[int, float] | None = None
+        pace = folder / RECORD_PACE
+        if pace.exists():
+            self.times, self.taken_at = read_pace(pace)
         self._next = 0
+
+    def time_of(self, frame: int) -> float:
+        """The picture's time of ``frame`` (s): as recorded, else ``frame / fps`` (past the
+        last recorded time, at the frame rate)."""
+        if not self.times:
+            return frame / self.fps
+        if frame < len(self.times):
+            return self.times[frame]
+        return self.times[-1] + (frame - len(self.times) + 1) / self.fps
 
     def open(self) -> None:
         self._next = 0
@@ -177,6 +198,26 @@ class FolderSource:
 
     def close(self) -> None:
         pass
+
+
+def read_pace(path: Path) -> tuple[list[float], dict[int, float]]:
+    """A recording's ``pace.jsonl``: each frame's time (s), and for each frame counted live
+    the time its count reached the table. A line cut short by a session cut off ends it."""
+    times: list[float] = []
+    taken: dict[int, float] = {}
+    try:
+        for line in path.read_text().splitlines():
+            try:
+                rec = json.loads(line)
+                t = float(rec["t"])
+            except (ValueError, KeyError, TypeError):
+                break  # the last line of a session cut off mid-write
+            times.append(t)
+            for k in rec.get("took", []):
+                taken[int(k)] = t
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read ({exc})") from None
+    return times, taken
 
 
 def open_source(
@@ -211,10 +252,12 @@ def parse_size(text: str | None) -> tuple[int, int] | None:
 
 
 class Recorder:
-    """Keeps every frame of a session as JPEG files in a folder, replayable with ``watch``.
+    """Keeps every frame of a session in a folder, replayable with ``watch``: as JPEG, and
+    the counted frames as PNG.
 
     Args:
-        folder: where the frames go (``000000.jpg``, ...); ``watch.json`` holds the frame
+        folder: where the frames go (``000000.jpg``, ``000001.png``, ...); ``pace.jsonl``
+            holds each frame's time and what was counted (`paced`), ``watch.json`` the frame
             rate the session ran at, written by `close`.
         quality: JPEG quality (0-100).
     """
@@ -228,17 +271,36 @@ class Recorder:
         self.frames = 0
         self._first_s: float | None = None
         self._last_s = 0.0
+        self._pace = (folder / RECORD_PACE).open("a", encoding="utf-8")
 
-    def add(self, frame: Array, t: float) -> Path:
-        """Write one frame, taken at ``t`` seconds; returns its file."""
-        path = self.folder / f"{self.frames:06d}.jpg"
-        if not cv2.imwrite(str(path), frame, [cv2.IMWRITE_JPEG_QUALITY, self.quality]):
+    def add(self, frame: Array, t: float, lossless: bool = False) -> Path:
+        """Write one frame, taken at ``t`` seconds, as JPEG (PNG when ``lossless``: a frame
+        that was counted, so its replay counts the very same pixels); returns its file."""
+        if lossless:
+            path = self.folder / f"{self.frames:06d}.png"
+            params: list[int] = []
+        else:
+            path = self.folder / f"{self.frames:06d}.jpg"
+            params = [cv2.IMWRITE_JPEG_QUALITY, self.quality]
+        if not cv2.imwrite(str(path), frame, params):
             raise UsageError(f"--record: cannot write {path}")
         self.frames += 1
         if self._first_s is None:
             self._first_s = t
         self._last_s = t
         return path
+
+    def paced(self, counted: bool, took: list[int]) -> None:
+        """What the watch loop did with the frame last added: counted it, and took on it
+        the counts of frames ``took`` (``pace.jsonl``: a replay counts the same frames and
+        takes their counts at the same times)."""
+        line: dict[str, Any] = {"t": self._last_s}
+        if counted:
+            line["counted"] = True
+        if took:
+            line["took"] = took
+        self._pace.write(json.dumps(line) + "\n")
+        self._pace.flush()
 
     @property
     def fps(self) -> float:
@@ -248,4 +310,5 @@ class Recorder:
 
     def close(self) -> None:
         """Write ``watch.json``: the frame rate a replay's clock runs at."""
+        self._pace.close()
         (self.folder / RECORD_META).write_text(json.dumps({"fps": round(self.fps, 3)}))

@@ -23,7 +23,7 @@ from vision.count.result import Count
 from vision.live.counting import Counted, InLoop, Pace
 from vision.live.motion import MotionMeter, grey_cells
 from vision.live.settings import LiveSettings
-from vision.live.sources import FrameSource, Recorder, SourceFault
+from vision.live.sources import FolderSource, FrameSource, Recorder, SourceFault
 from vision.live.steady import SteadyTable, TableView
 from vision.live.still import StillCheck
 from vision.live.tally import Sighting, SortTally
@@ -69,6 +69,8 @@ class Watcher:
         self.tracker = CardTracker(s, buffer_updates=updates)
         self.table = SteadyTable(decks, s)
         self.frames = 0
+        self.counted = False  # the last frame was counted ...
+        self.took: list[int] = []  # ... and the counts of these frames reached the table
         self._due_t = -math.inf  # when the last frame was due to be counted (s)
         self.tally = tally
         # A steady table whose picture has not changed is not counted again (not with the
@@ -97,9 +99,11 @@ class Watcher:
         touch = self.touch_motion.take()
         if touch is not None:
             self.table.touch(t, touch)
+        self.counted, self.took = False, []
         self._observe(self.pace.take(t), t)
         if not self.pace.busy() and self._due(t) and not self._held(image, t):
             self.counted_frames += 1
+            self.counted = True
             self.pace.start(self._count, image, self.frames, t)
             self._observe(self.pace.take(t), t)
         self.frames += 1
@@ -132,6 +136,7 @@ class Watcher:
         if done is None:
             return
         self._lags.append(t - done.t)
+        self.took.append(done.frame)
         count = done.count
         matches = self.tracker.update(count.cards)
         self.table.observe(t, count, matches, frame_t=done.t)
@@ -233,9 +238,10 @@ def watch_events(
             if image is None:
                 return
             t = _clock_t(source, frame, clock() - start)
-            if recorder is not None:
-                recorder.add(image, t)
             view = watcher.step(image, t)
+            if recorder is not None:
+                recorder.add(image, t, lossless=watcher.counted)
+                recorder.paced(watcher.counted, watcher.took)
             recent.append(clock())
             del recent[:-FPS_FRAMES]
             span = recent[-1] - recent[0]
@@ -250,8 +256,13 @@ def watch_events(
 
 
 def _clock_t(source: FrameSource, frame: int, wall_s: float) -> float:
-    """The picture's time: wall-clock for a live source, frame / fps for a file."""
-    return wall_s if source.live else frame / source.fps
+    """The picture's time: wall-clock for a live source, frame / fps for a file, the
+    recorded times for a recorded session."""
+    if source.live:
+        return wall_s
+    if isinstance(source, FolderSource):
+        return source.time_of(frame)
+    return frame / source.fps
 
 
 def view_json(view: TableView | None, frame: int, t: float, fps: float) -> dict[str, Any]:
