@@ -72,6 +72,11 @@ class InLoop:
             raise ValueError(f"delay_s must be 0 or more, got {delay_s}")
         self.delay_s = delay_s
         self._done: Counted | None = None
+        self._at = 0.0  # when the count under way is taken (s)
+
+    def taken_at(self, frame: int, t: float) -> float:
+        """When the count of frame ``frame`` (at ``t`` s) is taken (s)."""
+        return t + self.delay_s
 
     def busy(self) -> bool:
         return self._done is not None
@@ -80,9 +85,10 @@ class InLoop:
         if self.busy():
             raise RuntimeError("a count is not yet taken")
         self._done = Counted(count(image), frame, t)
+        self._at = self.taken_at(frame, t)
 
     def take(self, t: float) -> Counted | None:
-        if self._done is None or t < self._done.t + self.delay_s - 1e-9:
+        if self._done is None or t < self._at - 1e-9:
             return None
         done, self._done = self._done, None
         return done
@@ -123,33 +129,16 @@ class Beside:
         self._job = None
 
 
-class Replayed:
+class Replayed(InLoop):
     """A recorded session's pace: counted in the loop, and taken at the time (s, the
-    recording's clock) the session took the count of that frame (``taken_at``: frame ->
-    time). A frame the session did not count is taken ``fallback_s`` after it (the
-    session's median delay)."""
+    recording's clock) the session took the count of that frame (``taken``: frame ->
+    time). A frame the session did not count is taken the session's median delay after
+    it."""
 
-    def __init__(self, taken_at: dict[int, float], times: list[float]) -> None:
-        self.taken_at = taken_at
-        lags = sorted(at - times[f] for f, at in taken_at.items() if f < len(times))
-        self.fallback_s = max(lags[len(lags) // 2], 0.0) if lags else 0.0
-        self._done: Counted | None = None
-        self._at = 0.0
+    def __init__(self, taken: dict[int, float], times: list[float]) -> None:
+        lags = sorted(at - times[f] for f, at in taken.items() if f < len(times))
+        super().__init__(max(lags[len(lags) // 2], 0.0) if lags else 0.0)
+        self.taken = taken
 
-    def busy(self) -> bool:
-        return self._done is not None
-
-    def start(self, count: CountFrame, image: Array, frame: int, t: float) -> None:
-        if self.busy():
-            raise RuntimeError("a count is not yet taken")
-        self._done = Counted(count(image), frame, t)
-        self._at = self.taken_at.get(frame, t + self.fallback_s)
-
-    def take(self, t: float) -> Counted | None:
-        if self._done is None or t < self._at - 1e-9:
-            return None
-        done, self._done = self._done, None
-        return done
-
-    def close(self) -> None:
-        self._done = None
+    def taken_at(self, frame: int, t: float) -> float:
+        return self.taken.get(frame, t + self.delay_s)
