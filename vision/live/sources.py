@@ -53,6 +53,10 @@ class FrameSource(Protocol):
     def close(self) -> None:
         """Let the device or file go."""
 
+    def time_of(self, frame: int) -> float:
+        """The picture's time of ``frame`` (s) of a source that is not live."""
+        ...
+
 
 class Capture(Protocol):
     """What Tallero uses of `cv2.VideoCapture` (a test can stand in a fake camera)."""
@@ -137,6 +141,9 @@ class CaptureSource:
         if time.monotonic() - t0 >= self.timeout_s:
             raise SourceFault(f"{self.name}: no frame for {self.timeout_s:.0f} s")
         raise SourceFault(f"{self.name} stopped giving frames (unplugged or dropped?)")
+
+    def time_of(self, frame: int) -> float:
+        return frame / self.fps
 
     def close(self) -> None:
         if self._capture is not None:

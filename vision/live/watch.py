@@ -23,7 +23,7 @@ from vision.count.result import Count
 from vision.live.counting import Counted, InLoop, Pace
 from vision.live.motion import MotionMeter, grey_cells
 from vision.live.settings import LiveSettings
-from vision.live.sources import FolderSource, FrameSource, Recorder, SourceFault
+from vision.live.sources import FrameSource, Recorder, SourceFault
 from vision.live.steady import SteadyTable, TableView
 from vision.live.still import StillCheck
 from vision.live.tally import Sighting, SortTally
@@ -258,11 +258,7 @@ def watch_events(
 def _clock_t(source: FrameSource, frame: int, wall_s: float) -> float:
     """The picture's time: wall-clock for a live source, frame / fps for a file, the
     recorded times for a recorded session."""
-    if source.live:
-        return wall_s
-    if isinstance(source, FolderSource):
-        return source.time_of(frame)
-    return frame / source.fps
+    return wall_s if source.live else source.time_of(frame)
 
 
 def view_json(view: TableView | None, frame: int, t: float, fps: float) -> dict[str, Any]:
