@@ -3,16 +3,16 @@
 A count takes the counter 0.05-0.7 s on 2 cores (more cards, more time), a webcam gives a
 frame every 0.033 s. Counted in the watch loop itself, a count holds the window still
 until it is done; counted beside the loop, the window keeps the camera's pace and the count
-joins the table when it is ready. Both ways have one interface (`Pace`):
+joins the table when it is ready. Every way has one interface (`Pace`):
 
 - `InLoop()`: counted in the loop, taken on the frame it was counted from (a file, `eval`).
   `InLoop(delay_s)` is taken ``delay_s`` of the picture's clock later, no other frame
   counted meanwhile: what `Beside` does with a counter that takes ``delay_s``, the same at
   every run (to measure the live view at a counter's real speed).
 - `Beside()`: counted on a thread of its own (a camera or a stream).
-- `Replayed(taken_at)`: a session kept with ``watch --record``, replayed: each frame the
-  session counted is taken when the session took it, so the replay shows what the session
-  showed.
+- `Replayed(taken, times)`: a session kept with ``watch --record``, replayed (its
+  ``pace.jsonl``): each frame the session counted is taken when the session took it, so
+  the replay shows what the session showed.
 
 >>> pace = Beside()
 >>> if not pace.busy():
