@@ -97,29 +97,42 @@ def test_an_error_of_the_counter_beside_the_loop_is_raised_in_the_loop() -> None
     pace.close()
 
 
-def test_a_slow_count_does_not_slow_the_window_of_a_camera(tallero, monkeypatch) -> None:
-    # Every count takes 0.45 s, as on a large table at 1280x720: the camera's 10 frames a
-    # second still all come through, and the cards count.
+def slow_camera(monkeypatch: Any, frames: int, count_s: float) -> Any:
+    """``watch 0`` films the committed clip's first ``frames`` frames at 10 fps, and every
+    count takes ``count_s`` more; other sources open as usual. Returns the counter's own
+    count (to put back)."""
     from vision.count.counter import Counter
     from vision.evaluate.bench import PacedCamera
     from vision.live import sources
 
-    # a webcam at 10 fps showing the committed clip's first second, before the hand
     src = cv2.VideoCapture(str(CLIP))
-    camera = PacedCamera([src.read()[1] for _ in range(10)], 10.0)
+    camera = PacedCamera([src.read()[1] for _ in range(frames)], 10.0)
     src.release()
+    real_open = sources.open_source
     monkeypatch.setattr(
         sources,
         "open_source",
-        lambda *a, **k: sources.CaptureSource(0, live=True, opener=camera.open),
+        lambda spec, *a, **k: (
+            sources.CaptureSource(0, live=True, opener=camera.open)
+            if spec == "0"
+            else real_open(spec, *a, **k)
+        ),
     )
     real = Counter.count
 
     def slow(self: Counter, *args: Any, **kwargs: Any) -> Count:
-        time.sleep(0.45)
+        time.sleep(count_s)
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(Counter, "count", slow)
+    return real
+
+
+def test_a_slow_count_does_not_slow_the_window_of_a_camera(tallero, monkeypatch) -> None:
+    # Every count takes 0.45 s, as on a large table at 1280x720: the camera's 10 frames a
+    # second still all come through, and the cards count (the clip's first second, before
+    # the hand).
+    slow_camera(monkeypatch, 10, 0.45)
     r = tallero("watch", "0", "--json", "--max-frames", "80")
     assert r.code == 0, r.err
     lines = [json.loads(line) for line in r.out.splitlines()]
@@ -253,30 +266,8 @@ def test_a_recorded_camera_session_replays_as_it_was_shown(
     # folder, the same frames are counted and their counts reach the table at the same
     # times, so every line the session printed comes again (the frame rate aside).
     from vision.count.counter import Counter
-    from vision.evaluate.bench import PacedCamera
-    from vision.live import sources
 
-    src = cv2.VideoCapture(str(CLIP))
-    frames = [src.read()[1] for _ in range(40)]  # the clip's hand comes and goes
-    src.release()
-    camera = PacedCamera(frames, 10.0)
-    real_open = sources.open_source
-    monkeypatch.setattr(
-        sources,
-        "open_source",
-        lambda spec, *a, **k: (
-            sources.CaptureSource(0, live=True, opener=camera.open)
-            if spec == "0"
-            else real_open(spec, *a, **k)
-        ),
-    )
-    real = Counter.count
-
-    def slow(self: Counter, *args: Any, **kwargs: Any) -> Count:
-        time.sleep(0.3)
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(Counter, "count", slow)
+    real = slow_camera(monkeypatch, 40, 0.3)  # the clip's hand comes and goes
     kept = tmp_path / "session"
     r = tallero("watch", "0", "--json", "--max-frames", "40", "--record", str(kept))
     assert r.code == 0, r.err
