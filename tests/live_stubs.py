@@ -50,6 +50,9 @@ class StubCounter:
         self.calls = 0
         self.settings = None
 
+    def forget_looks(self) -> None:
+        """A new scene: nothing to forget."""
+
     def count(self, image: Any, name: str | None = None, decks: Any = None) -> Count:
         cards = stub_cards(self.script(self.frame), self.unsure)
         self.calls += 1

@@ -147,3 +147,28 @@ def test_a_large_live_frame_of_small_cards_is_seen_again_whole_not_in_tiles() ->
     assert looks(tiled, frame) == [320, 640]  # the enlarged look in tiles (not `detect`)
     cards = sum(rec["counts"].values())
     assert len(live.count(frame, name="frame", decks=tuple(rec["decks"])).cards) >= 0.9 * cards
+
+
+def test_the_next_live_frames_are_seen_at_once_at_the_scale_the_first_chose() -> None:
+    # The cards of a camera keep their size: the frames after one seen enlarged skip the
+    # quick and the detector-size looks (`live_reuse_looks`), until that many have, another
+    # frame size comes, or a new scene begins (`forget_looks`).
+    frame = cv2.imread(str(WEBCAM_TABLE))
+    live = Counter(threads=2, live=True, settings=VisionSettings(live_reuse_looks=2))
+    first = looks(live, frame)
+    assert first[:2] == [320, 640] and len(first) == 3
+    assert looks(live, frame) == looks(live, frame) == first[2:]
+    assert looks(live, frame) == first  # the third chooses again
+    assert looks(live, frame) == first[2:]
+    assert looks(live, cv2.resize(frame, (960, 540)))[:2] == [320, 640]  # another size
+    looks(live, frame)
+    live.forget_looks()
+    assert looks(live, frame) == first
+    # The same look, so the same cards.
+    once = live.locator.locate(frame)
+    again = live.locator.locate(frame)
+    np.testing.assert_allclose(once.corners, again.corners)
+    never = Counter(threads=2, live=True, settings=VisionSettings(live_reuse_looks=0))
+    assert looks(never, frame) == looks(never, frame) == first
+    with pytest.raises(ValueError, match="live_reuse_looks"):
+        VisionSettings(live_reuse_looks=-1)

@@ -271,6 +271,11 @@ class VisionSettings:
     # Live frames' larger scale is seen whole up to this long side (input pixels), in tiles
     # beyond.
     live_max_whole_input_px: int = 1920
+    # A live frame after one seen whole at a larger scale is seen at that scale at once
+    # (the quick and the detector-size looks skipped: the camera's cards keep their size),
+    # for this many frames of the same size; the next one chooses its looks again (0: every
+    # frame chooses).
+    live_reuse_looks: int = 8
     # Looks the detector takes at each input: as it is, then mirrored left to right, upside
     # down, turned half round (vision/detect/views.py), averaged anchor by anchor.
     detector_views: int = 4
@@ -354,6 +359,8 @@ class VisionSettings:
                 "heap_min_unexplained_card_areas must be 0 or more, got "
                 f"{self.heap_min_unexplained_card_areas}"
             )
+        if self.live_reuse_looks < 0:
+            raise ValueError(f"live_reuse_looks must be 0 or more, got {self.live_reuse_looks}")
         if self.max_image_aspect < 1.0:
             raise ValueError(f"max_image_aspect must be 1 or more, got {self.max_image_aspect}")
         if self.max_upscale < 1.0:

@@ -179,6 +179,11 @@ class Counter:
             return s.naming_views
         return s.enrolled_live_naming_views if self.classifier.enrolled else s.live_naming_views
 
+    def forget_looks(self) -> None:
+        """A new scene (a watch session, a clip): its first live frame chooses the scale it
+        is seen at afresh (`vision.detect.locate.Locator`)."""
+        self.locator.forget()
+
     def count(
         self,
         image: str | Path | Array,

@@ -47,6 +47,14 @@ class Locator:
         self.views = views
         self.live = live
         self.sure_confidence = sure_confidence
+        # live: the last larger scale chosen (frame size, input long side) and frames since
+        self._chosen: tuple[tuple[int, int], int] | None = None
+        self._reused = 0
+
+    def forget(self) -> None:
+        """Choose the looks afresh on the next live frame (another camera or scene)."""
+        self._chosen = None
+        self._reused = 0
 
     def locate(self, image_bgr: Array) -> Cards:
         """Every card's quad and side, in image pixels.
@@ -62,6 +70,8 @@ class Locator:
         card at all, only when it is also surer than the look closer); when the sure cards
         are larger than
         ``max_card_long_side_input_px``, the shrunk look is kept when it is sure of more.
+        A live frame seen whole at a larger scale makes the next ``live_reuse_looks`` frames
+        of its size seen at that scale at once (`forget`: choose again).
         """
         s = self.settings
         detector = self.detector
@@ -70,6 +80,11 @@ class Locator:
         h, w = image_bgr.shape[:2]
         views = self.views
         if self.live and detector.dynamic:
+            chosen = self._chosen
+            if chosen is not None and chosen[0] == (h, w) and self._reused < s.live_reuse_looks:
+                self._reused += 1
+                return detector.detect(image_bgr, chosen[1], views)
+            self._chosen = None
             quick = detector.detect(image_bgr, s.live_input_px, views)
             small = s.live_min_card_long_side_input_px * max(h, w) / s.live_input_px
             sure = self.sure(quick)
@@ -127,6 +142,8 @@ class Locator:
         max_whole = s.live_max_whole_input_px if self.live else s.max_whole_input_px
         if detector.dynamic and long_side <= max_whole:
             # Seen whole: a better look, though often surer of fewer boxes (fewer copies).
+            if self.live:
+                self._chosen, self._reused = ((h, w), long_side), 0
             return detector.detect(image_bgr, long_side, self.views)
         tiled = self.tiled(detector, image_bgr, scale, input_px)
         return tiled if len(self.sure(tiled)) >= len(sure) else cards

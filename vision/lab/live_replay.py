@@ -90,6 +90,9 @@ class KeptCounter:
         self.kept = kept
         self.role = role
 
+    def forget_looks(self) -> None:
+        self.counter.forget_looks()
+
     def count(self, image: Array, name: str | None = None, decks: Any = None) -> Count:
         digest = hashlib.blake2b(image.tobytes(), digest_size=16).hexdigest()
         key = (self.role, tuple(decks or ()), digest)

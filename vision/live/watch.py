@@ -58,6 +58,7 @@ class Watcher:
         pace: Pace | None = None,
     ) -> None:
         self.counter = counter
+        counter.forget_looks()  # a new scene: its cards' size is found afresh
         self.pace: Pace = pace if pace is not None else InLoop()
         self.lock = threading.Lock()  # the counter, shared by the loop's and a still's count
         self._lags: deque[float] = deque(maxlen=LAGS)  # the last counts' delays (s)
