@@ -20,6 +20,9 @@ CLIPS = ROOT / "tests" / "data" / "watch"
 class Refusing:
     """A counter that must not be asked: every frame is kept already."""
 
+    def forget_looks(self) -> None:
+        pass
+
     def count(self, *args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a kept frame was counted again")
 

@@ -115,7 +115,9 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as exc:
         ap.error(str(exc))
     if args.clips is not None:
-        clips = sorted(args.clips.glob("*.avi"))[:10]
+        from vision.evaluate.video import clip_files
+
+        clips = clip_files(args.clips)[:10] if args.clips.is_dir() else []
         if not clips:
             ap.error(f"{args.clips}: no clips")
         print(json.dumps({"alone": time_alone(counters, clips), **tries}), flush=True)

@@ -83,7 +83,11 @@ class KeptCounts:
 
 class KeptCounter:
     """Stands in for a `Counter` in the watch loop: a frame's count is read from ``kept``
-    when those pixels were counted before with those decks, else counted and kept."""
+    when those pixels were counted before with those decks, else counted and kept. (A live
+    counter sees a frame at the scale of the last frame it counted itself
+    (`VisionSettings.live_reuse_looks`): a frame counted anew after kept ones may be seen
+    at another scale than in a run from scratch; a try that counts the same frames
+    replays exactly.)"""
 
     def __init__(self, counter: Counter, kept: KeptCounts, role: str) -> None:
         self.counter = counter
