@@ -168,6 +168,11 @@ def test_the_next_live_frames_are_seen_at_once_at_the_scale_the_first_chose() ->
     once = live.locator.locate(frame)
     again = live.locator.locate(frame)
     np.testing.assert_allclose(once.corners, again.corners)
+    # A table with no card sure enough is looked at closer, but says nothing of the
+    # cards' size: the next frame chooses again.
+    empty = np.full_like(frame, 128)
+    live.forget_looks()
+    assert looks(live, empty)[:2] == looks(live, empty)[:2] == [320, 640]
     never = Counter(threads=2, live=True, settings=VisionSettings(live_reuse_looks=0))
     assert looks(never, frame) == looks(never, frame) == first
     with pytest.raises(ValueError, match="live_reuse_looks"):

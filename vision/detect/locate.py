@@ -122,15 +122,24 @@ class Locator:
             zoom = s.target_card_long_side_input_px / max(card_input_px, 1.0)
         else:
             zoom = 3.0  # nothing at all: look closer once
-        return self.closer(detector, image_bgr, cards, sure, whole_scale * zoom)
+        # Only a scale chosen by the cards' size is kept for the next live frames (an
+        # empty table, or one the exposure washes out, says nothing of it).
+        return self.closer(detector, image_bgr, cards, sure, whole_scale * zoom, bool(len(sure)))
 
     def closer(
-        self, detector: OnnxDetector, image_bgr: Array, cards: Cards, sure: Cards, scale: float
+        self,
+        detector: OnnxDetector,
+        image_bgr: Array,
+        cards: Cards,
+        sure: Cards,
+        scale: float,
+        remember: bool = False,
     ) -> Cards:
         """The image seen at ``scale`` (never past ``max_upscale``): whole when it fits
         ``max_whole_input_px``, else in tiles, kept when they are sure of at least as many
         cards as the whole view (``cards``, its ``sure`` ones); the whole view when the
-        scale is hardly larger."""
+        scale is hardly larger. ``remember``: a live frame seen whole so has the next ones
+        seen at that scale at once."""
         s = self.settings
         h, w = image_bgr.shape[:2]
         input_px = s.detector_input_px if detector.dynamic else detector.input_px
@@ -142,7 +151,7 @@ class Locator:
         max_whole = s.live_max_whole_input_px if self.live else s.max_whole_input_px
         if detector.dynamic and long_side <= max_whole:
             # Seen whole: a better look, though often surer of fewer boxes (fewer copies).
-            if self.live:
+            if self.live and remember:
                 self._chosen, self._reused = ((h, w), long_side), 0
             return detector.detect(image_bgr, long_side, self.views)
         tiled = self.tiled(detector, image_bgr, scale, input_px)
