@@ -12,13 +12,16 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 
 from vision.core.models import DEFAULT_DETECTOR, MODELS_DIR, REPO_DIR
 from vision.count.counter import Counter
+
+if TYPE_CHECKING:
+    from vision.live.counting import Pace
 
 FRAME_SIZE_PX = (640, 480)
 WATCH_SIZES_PX = ((640, 480), (1280, 720))
@@ -170,11 +173,7 @@ def time_watch_camera(
     """The watch loop on a 30 fps camera filming a sorted table of 8 decks at ``size``, for
     ``seconds`` of wall clock, each way of counting (`vision.live.counting`): frames shown
     a second, counts a second, the median count's delay (s) and the table's cards."""
-    from vision.live.counting import Beside, InLoop, Pace
-    from vision.live.settings import LiveSettings
-    from vision.live.sources import CaptureSource
-    from vision.live.watch import Tick, Watcher, watch_events
-    from vision.live.window import Panel, draw_window
+    from vision.live.counting import Beside, InLoop
 
     counter = Counter(model_path=model_path, threads=threads, live=True)
     frames, decks, cards = camera_table(size)
@@ -182,22 +181,36 @@ def time_watch_camera(
     out: dict[str, Any] = {"cards": cards}
     paces: dict[str, Callable[[], Pace]] = {"beside": Beside, "in_loop": InLoop}
     for name, pace in paces.items():
-        camera = PacedCamera(frames, CAMERA_FPS)
-        source = CaptureSource(0, live=True, opener=camera.open)
-        watcher = Watcher(counter, decks, LiveSettings(), fps=CAMERA_FPS, pace=pace())
-        panel = Panel([(d, d) for d in decks])
-        n = int(seconds * CAMERA_FPS)
-        t0 = time.perf_counter()
-        for event in watch_events(source, watcher, n):
-            if isinstance(event, Tick):
-                draw_window(event, panel)
-        wall = time.perf_counter() - t0
-        out[name] = {
-            "fps": round(n / wall, 1),
-            "counts_per_s": round(watcher.counted_frames / wall, 2),
-            "count_delay_s": round(watcher.count_delay_s, 3),
-        }
+        out[name] = watch_camera(counter, frames, decks, pace(), seconds)
     return out
+
+
+def watch_camera(
+    counter: Counter, frames: list[np.ndarray], decks: tuple[str, ...], pace: Pace, seconds: float
+) -> dict[str, float]:
+    """The watch loop, window drawn, on a 30 fps camera showing ``frames`` in turn, its
+    counts paced by ``pace``, for ``seconds`` of wall clock: frames shown a second, counts a
+    second and the median count's delay (s)."""
+    from vision.live.settings import LiveSettings
+    from vision.live.sources import CaptureSource
+    from vision.live.watch import Tick, Watcher, watch_events
+    from vision.live.window import Panel, draw_window
+
+    camera = PacedCamera(frames, CAMERA_FPS)
+    source = CaptureSource(0, live=True, opener=camera.open)
+    watcher = Watcher(counter, decks, LiveSettings(), fps=CAMERA_FPS, pace=pace)
+    panel = Panel([(d, d) for d in decks])
+    n = int(seconds * CAMERA_FPS)
+    t0 = time.perf_counter()
+    for event in watch_events(source, watcher, n):
+        if isinstance(event, Tick):
+            draw_window(event, panel)
+    wall = time.perf_counter() - t0
+    return {
+        "fps": round(n / wall, 1),
+        "counts_per_s": round(watcher.counted_frames / wall, 2),
+        "count_delay_s": round(watcher.count_delay_s, 3),
+    }
 
 
 def time_baseline(

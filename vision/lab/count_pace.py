@@ -68,33 +68,6 @@ def time_alone(counters: dict[str, Counter], clips: list[Path]) -> dict[str, flo
     }
 
 
-def time_beside(counter: Counter, size: tuple[int, int], seconds: float) -> dict[str, float]:
-    """The watch loop on the bench's camera with the count beside it."""
-    from vision.evaluate.bench import CAMERA_FPS, PacedCamera, camera_table
-    from vision.live.counting import Beside
-    from vision.live.settings import LiveSettings
-    from vision.live.sources import CaptureSource
-    from vision.live.watch import Tick, Watcher, watch_events
-    from vision.live.window import Panel, draw_window
-
-    frames, decks, _ = camera_table(size)
-    camera = PacedCamera(frames, CAMERA_FPS)
-    source = CaptureSource(0, live=True, opener=camera.open)
-    watcher = Watcher(counter, decks, LiveSettings(), fps=CAMERA_FPS, pace=Beside())
-    panel = Panel([(d, d) for d in decks])
-    n = int(seconds * CAMERA_FPS)
-    t0 = time.perf_counter()
-    for event in watch_events(source, watcher, n):
-        if isinstance(event, Tick):
-            draw_window(event, panel)
-    wall = time.perf_counter() - t0
-    return {
-        "fps": round(n / wall, 1),
-        "counts_per_s": round(watcher.counted_frames / wall, 2),
-        "count_delay_s": round(watcher.count_delay_s, 3),
-    }
-
-
 def main(argv: list[str] | None = None) -> None:
     from vision.lab.sweep import parse_try
 
@@ -121,14 +94,15 @@ def main(argv: list[str] | None = None) -> None:
         if not clips:
             ap.error(f"{args.clips}: no clips")
         print(json.dumps({"alone": time_alone(counters, clips), **tries}), flush=True)
-    from vision.evaluate.bench import camera_table
+    from vision.evaluate.bench import camera_table, watch_camera
+    from vision.live.counting import Beside
 
-    warm = camera_table((w, h))[0][0]
+    frames, decks, _ = camera_table((w, h))
     for counter in counters.values():
-        counter.count(warm, name="warm-up")
+        counter.count(frames[0], name="warm-up", decks=decks)
     for r in range(args.rounds):
         for name in sorted(counters, reverse=r % 2 == 1):
-            row = time_beside(counters[name], (w, h), args.seconds)
+            row = watch_camera(counters[name], frames, decks, Beside(), args.seconds)
             print(json.dumps({"counter": name, "size": args.size, **row}), flush=True)
 
 
