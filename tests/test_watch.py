@@ -118,6 +118,11 @@ def test_a_hand_hiding_a_card_makes_the_view_settling_and_the_count_comes_back(
     assert settling and all(14 <= f <= 24 for f in settling)
     for line in lines[first:]:
         assert {d: n for d, n in line["counts"].items() if n} == CLIP_TRUTH
+        # what the view waits for: the hand over the cards, or the card it hides
+        if line["steady"]:
+            assert line["waiting"] == []
+        else:
+            assert set(line["waiting"]) & {"touched", "unseen"}, line
     assert lines[-1]["final"] is True and lines[-1]["steady"] is True
 
 
@@ -390,3 +395,28 @@ def test_a_wide_window_is_shown_shrunk_to_a_laptop_screen() -> None:
     assert shown_picture(wide).shape == (608, SHOW_MAX_W_PX, 3)
     small = np.zeros((480, 640 + PANEL_W_PX, 3), np.uint8)
     assert shown_picture(small) is small
+
+
+def test_the_panel_says_what_a_settling_view_waits_for_and_how_late_counts_come() -> None:
+    from vision.core.cards import Cards
+    from vision.count.result import Count
+    from vision.live.steady import TableView
+    from vision.live.window import SETTLING_BGR, Panel, draw_window
+
+    count = Count("table", (200, 160), Cards.empty(), DECKS, {"name": "stub"})
+    image = np.full((480, 640, 3), 200, np.uint8)
+
+    def panel_line(view: TableView, delay_s: float) -> tuple[int, int]:
+        """Pixels of the SETTLING colour, and dark grey ones, in the line under the mark."""
+        shown = draw_window(Tick(view, image, 5, 0.5, 30.0, delay_s), Panel(rows=[]))
+        line = shown[44:62, 640:]
+        orange = int(np.all(np.abs(line.astype(int) - SETTLING_BGR) < 40, axis=-1).sum())
+        grey = int(np.all(np.abs(line.astype(int) - 90) < 30, axis=-1).sum())
+        return orange, grey
+
+    steady = TableView(True, count, Cards.empty(), 0.1)
+    waiting = TableView(False, count, Cards.empty(), 0.1, ("touched", "unseen"))
+    assert panel_line(steady, 0.0) == (0, 0)
+    orange, grey = panel_line(waiting, 0.45)
+    assert orange > 60 and grey > 20
+    assert panel_line(waiting, 0.0)[1] == 0  # no count yet: no delay shown

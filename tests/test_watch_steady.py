@@ -484,3 +484,37 @@ def test_a_camera_drifting_over_large_faces_touches_nothing_but_a_hand_still_doe
     assert max(touched(drift=True, hand=False)) < 0.5  # ... not once it is taken off
     with_hand = touched(drift=True, hand=True)
     assert with_hand[0] >= 0.5 and max(with_hand[1:]) < 0.5
+
+
+def test_the_view_says_what_it_waits_for() -> None:
+    # a and d from the start; a hand over a from 2 s to 3 s; card b laid at 4 s (seen from
+    # frame 40 on); card d hidden from 6 s to 6.5 s
+    def script(k: int) -> list[tuple[int, str]]:
+        seen = [(1, "a")] + ([(9, "b")] if k >= 40 else [])
+        return seen + ([] if 60 <= k < 65 else [(3, "d")])
+
+    views = feed_touched(
+        SteadyTable(DECKS, LiveSettings()),
+        80,
+        script,
+        lambda k: ("a",) if 20 <= k < 30 else (),
+    )
+    assert views[0].waiting == ("starting",)
+    assert views[15].steady and views[15].waiting == ()
+    assert views[25].waiting == ("touched",) and not views[25].steady
+    assert "new" in views[41].waiting and not views[41].steady
+    assert views[55].steady and views[55].waiting == ()
+    assert views[64].waiting == ("unseen",) and not views[64].steady
+    assert all(v.steady == (not v.waiting) for v in views)
+    # a back whose deck the frames do not agree on
+    split = feed_named(
+        SteadyTable(DECKS, LiveSettings()), 12, lambda k: ("pump", 0.9) if k % 2 else ("pail", 0.6)
+    )
+    assert split[-1].waiting == ("undecided",)
+    # held: a new count waits until it has held hold_s
+    held = feed(
+        SteadyTable(DECKS, LiveSettings(hold_s=1.2)),
+        40,
+        lambda k: [(1, "a")] + ([(9, "b")] if k >= 20 else []),
+    )
+    assert "holding" in {w for v in held[20:] for w in v.waiting}

@@ -157,6 +157,16 @@ class TrackEvidence:
         return tuple(sorted(d for d in (voted | self.could_be) if d != own))
 
 
+# What keeps the view SETTLING (`TableView.waiting`), in the order they are told: the first
+# counts still to come; something moving over counted cards (a hand); a counted card out of
+# sight; a new card being seen (a card laid, or one box seen now and then); a counted back
+# whose deck the frames have not yet agreed on; a new count that has not yet held ``hold_s``.
+STARTING, TOUCHED, UNSEEN, NEW, UNDECIDED, HOLDING = (
+    "starting", "touched", "unseen", "new", "undecided", "holding"
+)  # fmt: skip
+WAITING = (STARTING, TOUCHED, UNSEEN, NEW, UNDECIDED, HOLDING)
+
+
 @dataclass(frozen=True)
 class TableView:
     """The table at one moment.
@@ -167,12 +177,14 @@ class TableView:
             before the first STEADY, the cards counted so far.
         seen: the cards of the table seen lately, for drawing (may hold pending cards).
         since_s: when the view last turned STEADY (seconds), ``None`` if never.
+        waiting: what keeps it SETTLING (`WAITING`, in that order); empty when STEADY.
     """
 
     steady: bool
     count: Count
     seen: Cards
     since_s: float | None
+    waiting: tuple[str, ...] = ()
 
 
 class SteadyTable:
@@ -287,26 +299,13 @@ class SteadyTable:
         # Until the first cards can have counted, nothing is known to be steady: from the
         # first count on (a count made beside the camera comes a while after the first frame).
         warming = self._start is None or t - self._start < s.appear_s
-        touched = self._touched()
-        settling = warming or any(
-            (rec.counted and now - rec.last_s > rec.unseen_bars(s)[0])
-            or (
-                not rec.counted
-                and now - rec.last_s <= s.miss_grace_s
-                and (
-                    rec.hits >= s.pending_min_hits
-                    or touched.get(tid, -np.inf) >= rec.first_s - s.touch_new_s
-                )
-            )
-            or (rec.counted and not rec.decided(t, s))
-            or (
-                rec.counted and touched.get(tid, -np.inf) >= self._last_frame_t - s.touch_settling_s
-            )
-            for tid, rec in self.tracks.items()
-        )
+        waiting = self._waiting(t, now, warming)
+        settling = bool(waiting)
         if not settling:
             settling = not self._settle(t)
-            if not settling and not self._was_steady:
+            if settling:
+                waiting = (HOLDING,)
+            elif not self._was_steady:
                 self._since = t
         self._was_steady = not settling
         if self._steady is not None:
@@ -315,7 +314,29 @@ class SteadyTable:
             steady = self._counted(t)  # not yet STEADY: the cards counted so far
         else:
             steady = self._count([])
-        return TableView(not settling, steady, self._seen(t), self._since)
+        return TableView(not settling, steady, self._seen(t), self._since, waiting)
+
+    def _waiting(self, t: float, now: float, warming: bool) -> tuple[str, ...]:
+        """What keeps the view SETTLING at ``t`` (s; ``now``: the last count's time), in
+        `WAITING` order; empty when nothing does."""
+        s = self.settings
+        found: set[str] = {STARTING} if warming else set()
+        touched = self._touched()
+        for tid, rec in self.tracks.items():
+            unseen = now - rec.last_s
+            if rec.counted:
+                if unseen > rec.unseen_bars(s)[0]:
+                    found.add(UNSEEN)
+                if touched.get(tid, -np.inf) >= self._last_frame_t - s.touch_settling_s:
+                    found.add(TOUCHED)
+                if UNDECIDED not in found and not rec.decided(t, s):
+                    found.add(UNDECIDED)
+            elif unseen <= s.miss_grace_s and (
+                rec.hits >= s.pending_min_hits
+                or touched.get(tid, -np.inf) >= rec.first_s - s.touch_new_s
+            ):
+                found.add(NEW)
+        return tuple(w for w in WAITING if w in found)
 
     def _settle(self, t: float) -> bool:
         """The counted tracks as the steady count, once their counts have held for

@@ -185,13 +185,15 @@ def sightings(cards: Cards, matches: list[tuple[int, int]]) -> list[Sighting]:
 
 @dataclass(frozen=True)
 class Tick:
-    """A frame was shown: the table, the frame, its number and time (s), frames a second."""
+    """A frame was shown: the table, the frame, its number and time (s), frames a second,
+    and how late the counts reach the table (s; `Watcher.count_delay_s`)."""
 
     view: TableView
     image: Array
     frame: int
     t: float
     fps: float
+    count_delay_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -247,7 +249,7 @@ def watch_events(
             del recent[:-FPS_FRAMES]
             span = recent[-1] - recent[0]
             fps = (len(recent) - 1) / span if len(recent) > 1 and span > 0 else 0.0
-            yield Tick(view, image, frame, t, fps)
+            yield Tick(view, image, frame, t, fps, watcher.count_delay_s)
             frame += 1
     finally:
         source.close()
@@ -266,7 +268,16 @@ def view_json(view: TableView | None, frame: int, t: float, fps: float) -> dict[
     """One line of ``watch --json`` (see README): the steady counts and how sure they are."""
     out: dict[str, Any] = {"frame": frame, "t": round(t, 3)}
     if view is None:
-        out.update({"steady": False, "counts": {}, "ranges": {}, "unknown": 0, "uncertain": []})
+        out.update(
+            {
+                "steady": False,
+                "counts": {},
+                "ranges": {},
+                "unknown": 0,
+                "uncertain": [],
+                "waiting": [],
+            }
+        )
     else:
         count = view.count
         out.update(
@@ -276,6 +287,7 @@ def view_json(view: TableView | None, frame: int, t: float, fps: float) -> dict[
                 "ranges": {d: [lo, hi] for d, (lo, hi) in count.ranges.items()},
                 "unknown": count.unknown,
                 "uncertain": count.uncertain,
+                "waiting": list(view.waiting),
             }
         )
     out["fps"] = round(fps, 1)

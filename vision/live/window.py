@@ -19,6 +19,7 @@ import numpy as np
 from vision.core.cards import BACK
 from vision.core.types import Array
 from vision.count.annotate import FACE_BGR, CountAnnotator, count_text
+from vision.live.steady import HOLDING, NEW, STARTING, TOUCHED, UNDECIDED, UNSEEN
 from vision.live.watch import Tick
 
 PANEL_W_PX = 330
@@ -35,6 +36,15 @@ KEYS_HELP = (
     "c: commit  s: snapshot  q: quit",
 )
 TALLY_KEYS_HELP = ("u: undo the last card counted",)
+# Under SETTLING, what the view waits for (`vision.live.steady.WAITING`), the first of them.
+WAITING_TEXT = {
+    STARTING: "first counts coming",
+    TOUCHED: "a hand over the cards",
+    UNSEEN: "a card out of sight",
+    NEW: "a new card being seen",
+    UNDECIDED: "a card's deck not yet sure",
+    HOLDING: "a new count holding",
+}
 FLASH_BGR = (0, 200, 255)
 MESSAGE_CHARS = 48  # a reply's line on the panel (font 0.42 in its 330 px)
 TAKEN_CHARS = 44  # a line of the counts taken (font 0.45)
@@ -117,7 +127,13 @@ def _panel(tick: Tick, panel: Panel, height: int, annotator: CountAnnotator) -> 
     mark, colour = ("STEADY", STEADY_BGR) if view.steady else ("SETTLING", SETTLING_BGR)
     cv2.putText(out, mark, (12, 40), font, 1.0, colour, 2, cv2.LINE_AA)
     cv2.putText(out, f"{tick.fps:.1f} fps", (220, 40), font, 0.5, (60, 60, 60), 1, cv2.LINE_AA)
-    y = 72
+    if view.waiting:  # the first thing the view waits for
+        why = WAITING_TEXT.get(view.waiting[0], view.waiting[0])
+        cv2.putText(out, why, (12, 58), font, 0.42, SETTLING_BGR, 1, cv2.LINE_AA)
+    if tick.count_delay_s > 0:  # how late the counts come (a slow machine: later)
+        late = f"count {tick.count_delay_s:.2f} s"
+        cv2.putText(out, late, (220, 58), font, 0.38, (90, 90, 90), 1, cv2.LINE_AA)
+    y = 76
     counts, ranges = view.count.counts, view.count.ranges
     for deck, label in panel.rows:
         n = counts.get(deck, 0)
