@@ -80,3 +80,32 @@ def test_vision_overrides_reach_both_counters() -> None:
     for counter in (live, single):
         assert not counter.settings.scene_naming and counter.namer.scene is None
     assert counters(None, None, 1)[0].namer.scene is not None
+
+
+def test_a_replay_with_parts_keeps_the_parts_counted_and_replays_them(shipped, tmp_path) -> None:
+    # `part_max_share`: frames after a whole one are counted only where they need a look;
+    # the parts are kept with the frames, and the scale each whole frame left with them
+    live, single = shipped
+    kept = KeptCounts(tmp_path / "kept.pkl", {"models": "these"})
+    parts = {"part_max_share": 0.9}
+    first = replay(CLIPS, [parts], kept, live, single)[0]
+    assert any(key[0] == "live part" for key in kept.counts)
+    assert any(scale is not None for scale in kept.scales.values())
+    again = KeptCounts(tmp_path / "kept.pkl", {"models": "these"})
+    rows = replay(CLIPS, [parts], again, Refusing(), Refusing())  # type: ignore[arg-type]
+    assert rows[0]["4"] == first["4"] and rows[0]["counted_anew"] == 0
+
+
+def test_clips_watched_in_real_time_give_the_figures_of_both_ways(capsys) -> None:
+    from vision.lab.live_realtime import main as realtime
+
+    realtime([str(CLIPS), "--a", "", "--b", "part_max_share=0.9", "--limit", "1"])
+    lines = [__import__("json").loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["way"] for line in lines] == ["a", "b"]
+    assert lines[0]["part_share"] == 0.0
+    for line in lines:
+        assert line["4"]["clips"] == 1 and 0 <= line["4"]["settled_exact"] <= 1
+        assert line["count_delay_s"] > 0
+    with pytest.raises(SystemExit) as exc:
+        realtime([str(CLIPS), "--a", "no_such=1"])
+    assert exc.value.code == 2

@@ -177,3 +177,48 @@ def test_the_next_live_frames_are_seen_at_once_at_the_scale_the_first_chose() ->
     assert looks(never, frame) == looks(never, frame) == first
     with pytest.raises(ValueError, match="live_reuse_looks"):
         VisionSettings(live_reuse_looks=-1)
+
+
+def test_a_part_of_a_live_frame_is_counted_at_the_frames_scale_with_the_cards_inside_it() -> None:
+    # `Counter.count_part`: the live view counts only the part of a frame that needs a look
+    # (`LiveSettings.part_max_share`); the cards lying whole inside it are the whole count's.
+    frame = cv2.imread(str(WEBCAM_TABLE))
+    rec = json.loads(WEBCAM_TABLE.with_suffix(".json").read_text())
+    decks = tuple(rec["decks"])
+    live = Counter(threads=2, live=True)
+    h, w = frame.shape[:2]
+    with pytest.raises(ValueError, match="whole frame first"):
+        live.count_part(frame, (0, 0, w // 2, h // 2), decks=decks)
+    whole = live.count(frame, name="frame", decks=decks)
+    scale = live.part_scale(h, w)
+    assert scale is not None and live.part_scale(h + 1, w) is None
+    box = (w // 4, h // 4, w * 3 // 4, h * 3 // 4)
+    sizes: list[int] = []
+    real = type(live.detector).detect
+
+    def detect(image_bgr: np.ndarray, input_px: int | None = None, views: int = 1):  # noqa: ANN202
+        sizes.append(int(input_px))
+        return real(live.detector, image_bgr, input_px, views)
+
+    live.detector.detect = detect
+    try:
+        part = live.count_part(frame, box, name="frame", decks=decks)
+    finally:
+        del live.detector.detect
+    assert sizes == [round(w // 2 * scale)]  # one look, at the whole frame's scale
+    assert part.size == (w, h)
+    x0, y0, x1, y1 = box
+
+    def inside(cards) -> np.ndarray:  # noqa: ANN001
+        lo, hi = cards.corners.min(axis=1), cards.corners.max(axis=1)
+        return (lo[:, 0] >= x0) & (lo[:, 1] >= y0) & (hi[:, 0] <= x1) & (hi[:, 1] <= y1)
+
+    assert len(part.cards) and inside(part.cards).all()  # in the frame's pixels, none cut
+    expected = whole.cards[inside(whole.cards)]
+    assert abs(len(part.cards) - len(expected)) <= 1
+    near = np.linalg.norm(
+        part.cards.corners.mean(axis=1)[:, None] - expected.corners.mean(axis=1)[None], axis=-1
+    ).min(axis=1)
+    assert np.median(near) < 3.0  # the same cards, where the whole count found them
+    with pytest.raises(ValueError, match="not inside"):
+        live.count_part(frame, (0, 0, w + 10, h), decks=decks)

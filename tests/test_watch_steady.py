@@ -18,6 +18,7 @@ import pytest
 from live_stubs import SPOTS, StubCounter, stub_cards
 from test_watch import CLIP, CLIP_TRUTH, DECKS, FPS, picture, shown
 
+from vision.core.cards import Cards
 from vision.count.result import Count
 from vision.live.motion import Motion, MotionMeter, Touches
 from vision.live.settings import LiveSettings
@@ -518,3 +519,85 @@ def test_the_view_says_what_it_waits_for() -> None:
         lambda k: [(1, "a")] + ([(9, "b")] if k >= 20 else []),
     )
     assert "holding" in {w for v in held[20:] for w in v.waiting}
+
+
+class PartCounter(StubCounter):
+    """`StubCounter` that also counts a part of a frame (`Counter.count_part`): the cards of
+    the script lying wholly inside the box; keeps the boxes asked for."""
+
+    def __init__(self, script: Any) -> None:
+        super().__init__(script)
+        self.boxes: list[tuple[int, int, int, int]] = []
+        self.whole = 0
+
+    def part_scale(self, h: int, w: int) -> float | None:
+        return 1.0 if self.whole else None
+
+    def count(self, image: Any, name: str | None = None, decks: Any = None) -> Count:
+        self.whole += 1
+        return super().count(image, name, decks)
+
+    def count_part(
+        self, image: Any, box: tuple[int, int, int, int], name: str | None = None, decks: Any = None
+    ) -> Count:
+        self.boxes.append(box)
+        x0, y0, x1, y1 = box
+        inside = "".join(
+            n
+            for n in self.script(self.frame)
+            if SPOTS[n][0][0] >= x0
+            and SPOTS[n][0][1] >= y0
+            and SPOTS[n][0][0] + 40 <= x1
+            and SPOTS[n][0][1] + 60 <= y1
+        )
+        self.calls += 1
+        return Count(name or "frame", (200, 160), stub_cards(inside), tuple(decks), {"name": "stub"})
+
+
+def test_a_card_laid_is_looked_at_in_the_part_of_the_frame_it_touched() -> None:
+    # a, c, d, f lie on the table; b is laid at 3 s. With parts on, the frames after b
+    # comes are counted only around b; d and f lie outside those parts, are not looked at,
+    # and stay counted without the view waiting for them.
+    def script(k: int) -> str:
+        return "acdf" + ("b" if k >= 30 else "")
+
+    settings = LiveSettings(count_every_s=0, part_max_share=0.9, part_whole_every_s=1.0)
+    counter = PartCounter(script)
+    watcher = Watcher(counter, DECKS, settings, FPS)
+    views = []
+    for k in range(70):
+        counter.frame = k
+        views.append(watcher.step(picture(script(k)), k / FPS))
+    assert watcher.part_counts == len(counter.boxes) > 0
+    b = np.array([[70, 10], [110, 70]])
+    for x0, y0, x1, y1 in counter.boxes:
+        assert x0 <= b[0, 0] and y0 <= b[0, 1] and x1 >= b[1, 0] and y1 >= b[1, 1]
+        assert (x1 - x0) * (y1 - y0) <= 0.9 * 200 * 160
+    # whole frames at least once a second
+    assert counter.whole >= 7
+    assert not any("unseen" in v.waiting for v in views[10:])
+    assert views[-1].steady and shown_view(views[-1]) == {"pump": 2, "carriage": 1, "pail": 2}
+    assert {str(shown_view(v)) for v in views if v.steady} == {
+        str({"pump": 1, "carriage": 1, "pail": 2}),
+        str({"pump": 2, "carriage": 1, "pail": 2}),
+    }
+    # parts off (the default): every frame whole
+    plain = PartCounter(script)
+    watcher = Watcher(plain, DECKS, LiveSettings(count_every_s=0), FPS)
+    for k in range(40):
+        plain.frame = k
+        watcher.step(picture(script(k)), k / FPS)
+    assert plain.boxes == [] and plain.whole == watcher.counted_frames > 0
+
+
+def test_a_card_inside_a_counted_part_and_not_found_there_is_missed_one_outside_is_not() -> None:
+    table = SteadyTable(DECKS, LiveSettings())
+    feed(table, 10, lambda k: [(1, "a"), (3, "d")])
+    # the next counts look at the top row only (a's part) and find nothing there
+    for k in range(10, 16):
+        count = Count("frame", (200, 160), Cards.empty(), DECKS, {"name": "stub"})
+        table.observe(k / FPS, count, [], part=(0, 0, 200, 80))
+        view = table.view(k / FPS)
+    assert view.waiting == ("unseen",)
+    assert table.tracks[3].last_s == 1.5  # d, outside the part: still there
+    assert table.tracks[1].last_s == 0.9  # a, inside it: missed since

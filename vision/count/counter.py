@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 from pathlib import Path
@@ -222,6 +223,72 @@ class Counter:
             lone,
             places,
             paper,
+        )
+
+    def part_scale(self, h: int, w: int) -> float | None:
+        """The scale a part of a live frame of ``h`` x ``w`` px is seen at (`count_part`):
+        the one the last whole frame of that size chose, ``None`` when none did."""
+        return self.locator.scale_for(h, w) if self.live else None
+
+    def count_part(
+        self,
+        image_bgr: Array,
+        box: tuple[int, int, int, int],
+        name: str | None = None,
+        decks: tuple[str, ...] | None = None,
+        scale: float | None = None,
+    ) -> Count:
+        """Count the cards lying whole inside ``box`` (x0, y0, x1, y1, px) of a live frame,
+        seen at the scale its whole frame chose (`part_scale`, or ``scale``; an error before
+        a frame of that size chose one). The cards are in the frame's pixels; a card the
+        box's inner edges cut is left out (it lies partly outside). Only the cards, their
+        numbers and doubts are kept: not the candidates the check dropped, nor the card
+        paper."""
+        h, w = image_bgr.shape[:2]
+        scale = self.part_scale(h, w) if scale is None else scale
+        if scale is None:
+            raise ValueError("no scale chosen for this frame size: count a whole frame first")
+        x0, y0, x1, y1 = (int(v) for v in box)
+        if not (0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h):
+            raise ValueError(f"box {box} is not inside the {w}x{h} frame")
+        self.locator.at_scale = scale
+        try:
+            count = self.count(image_bgr[y0:y1, x0:x1], name=name, decks=decks)
+        finally:
+            self.locator.at_scale = None
+        cards = count.cards
+        margin = 2.0
+        lo, hi = cards.corners.min(axis=1), cards.corners.max(axis=1)
+        cut = np.zeros(len(cards), bool)
+        if x0 > 0:
+            cut |= lo[:, 0] < margin
+        if y0 > 0:
+            cut |= lo[:, 1] < margin
+        if x1 < w:
+            cut |= hi[:, 0] > (x1 - x0) - margin
+        if y1 < h:
+            cut |= hi[:, 1] > (y1 - y0) - margin
+        keep = np.flatnonzero(~cut)
+
+        def kept(values: tuple[Any, ...]) -> tuple[Any, ...]:
+            return tuple(values[i] for i in keep) if len(values) == len(cards) else ()
+
+        return dataclasses.replace(
+            count,
+            size=(w, h),
+            cards=cards[keep].transformed(1.0, (x0, y0)),
+            could_be=kept(count.could_be),
+            from_scene=kept(count.from_scene),
+            value_confidence=(
+                count.value_confidence[keep] if count.value_confidence is not None else None
+            ),
+            possible=None,
+            possible_could_be=(),
+            rejected=None,
+            paper=None,
+            lone_faces=None,
+            lone_value_confidence=None,
+            lone_places=None,
         )
 
     def read_numbers(self, image_bgr: Array, cards: Cards) -> Reading | None:

@@ -50,11 +50,32 @@ class Locator:
         # live: the last larger scale chosen (frame size, input long side) and frames since
         self._chosen: tuple[tuple[int, int], int] | None = None
         self._reused = 0
+        # live: the frame size and scale (input pixels an image pixel) of the look the
+        # last frame kept (None: tiles), and the scale a part of a live frame
+        # (`vision.count.counter.Counter.count_part`) is seen at: its whole frame's
+        self._seen_at: tuple[tuple[int, int], float | None] | None = None
+        self.at_scale: float | None = None
 
     def forget(self) -> None:
         """Choose the looks afresh on the next live frame (another camera or scene)."""
         self._chosen = None
         self._reused = 0
+        self._seen_at = None
+
+    def scale_for(self, h: int, w: int) -> float | None:
+        """The scale (input pixels an image pixel) of the look the last live frame kept,
+        when it was of ``h`` x ``w`` px and seen whole (not in tiles); else ``None``."""
+        seen = self._seen_at
+        if seen is None or seen[0] != (h, w):
+            return None
+        return seen[1]
+
+    def _kept(self, cards: Cards, h: int, w: int, input_px: int | None) -> Cards:
+        """``cards``, the look a live frame of ``h`` x ``w`` px kept, seen whole with its
+        long side at ``input_px`` (``None``: in tiles)."""
+        if self.live:
+            self._seen_at = ((h, w), input_px / max(h, w) if input_px else None)
+        return cards
 
     def locate(self, image_bgr: Array) -> Cards:
         """Every card's quad and side, in image pixels.
@@ -79,17 +100,19 @@ class Locator:
             return detector.detect(image_bgr)  # the ultralytics baseline has no tiling
         h, w = image_bgr.shape[:2]
         views = self.views
+        if self.at_scale is not None and detector.dynamic:
+            return detector.detect(image_bgr, max(32, round(max(h, w) * self.at_scale)), views)
         if self.live and detector.dynamic:
             chosen = self._chosen
             if chosen is not None and chosen[0] == (h, w) and self._reused < s.live_reuse_looks:
                 self._reused += 1
-                return detector.detect(image_bgr, chosen[1], views)
+                return self._kept(detector.detect(image_bgr, chosen[1], views), h, w, chosen[1])
             self._chosen = None
             quick = detector.detect(image_bgr, s.live_input_px, views)
             small = s.live_min_card_long_side_input_px * max(h, w) / s.live_input_px
             sure = self.sure(quick)
             if len(sure) and float(np.percentile(sure.long_side_px, 10)) >= small:
-                return quick
+                return self._kept(quick, h, w, s.live_input_px)
         input_px = s.detector_input_px if detector.dynamic else detector.input_px
         cards = detector.detect(image_bgr, input_px, views)
         whole_scale = input_px / max(h, w)
@@ -118,7 +141,7 @@ class Locator:
                 far = self.far(detector, image_bgr, far_scale, input_px)
                 return far if len(self.sure(far)) > len(sure) else cards
             if card_input_px >= s.min_card_long_side_input_px:
-                return cards
+                return self._kept(cards, h, w, input_px)
             zoom = s.target_card_long_side_input_px / max(card_input_px, 1.0)
         else:
             zoom = 3.0  # nothing at all: look closer once
@@ -146,16 +169,18 @@ class Locator:
         whole_scale = input_px / max(h, w)
         scale = min(scale, s.max_upscale)
         if scale <= whole_scale * 1.2:
-            return cards
+            return self._kept(cards, h, w, input_px)
         long_side = round(max(h, w) * scale)
         max_whole = s.live_max_whole_input_px if self.live else s.max_whole_input_px
         if detector.dynamic and long_side <= max_whole:
             # Seen whole: a better look, though often surer of fewer boxes (fewer copies).
             if self.live and remember:
                 self._chosen, self._reused = ((h, w), long_side), 0
-            return detector.detect(image_bgr, long_side, self.views)
+            return self._kept(detector.detect(image_bgr, long_side, self.views), h, w, long_side)
         tiled = self.tiled(detector, image_bgr, scale, input_px)
-        return tiled if len(self.sure(tiled)) >= len(sure) else cards
+        if len(self.sure(tiled)) >= len(sure):
+            return self._kept(tiled, h, w, None)
+        return self._kept(cards, h, w, input_px)
 
     def far(self, detector: OnnxDetector, image_bgr: Array, scale: float, input_px: int) -> Cards:
         """Detect on the image shrunk to ``scale`` of the whole view, centred on a grey canvas

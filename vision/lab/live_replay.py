@@ -61,7 +61,10 @@ class KeptCounts:
     def __init__(self, path: Path, models: dict[str, Any]) -> None:
         self.path = Path(path)
         self.models = models
-        self.counts: dict[tuple[str, tuple[str, ...], str], Count] = {}
+        self.counts: dict[tuple[Any, ...], Count] = {}
+        # the scale the live counter kept after each whole frame it counted (a part of the
+        # next frames is seen at it)
+        self.scales: dict[tuple[Any, ...], float | None] = {}
         self.fresh = 0  # frames counted anew since the last save
         if self.path.is_file():
             with self.path.open("rb") as f:
@@ -71,13 +74,14 @@ class KeptCounts:
                     f"{self.path}: counts made by other models or settings; use another file"
                 )
             self.counts = kept["counts"]
+            self.scales = kept.get("scales", {})
 
     def save(self) -> None:
         """Write the kept counts (whole, then renamed over the old file)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         part = self.path.with_name(self.path.name + ".part")
         with part.open("wb") as f:
-            pickle.dump({"models": self.models, "counts": self.counts}, f)
+            pickle.dump({"models": self.models, "counts": self.counts, "scales": self.scales}, f)
         os.replace(part, self.path)
 
 
@@ -93,20 +97,49 @@ class KeptCounter:
         self.counter = counter
         self.kept = kept
         self.role = role
+        # the frame size and scale the last whole frame left (a part is seen at it)
+        self._scale: tuple[tuple[int, int], float | None] | None = None
 
     def forget_looks(self) -> None:
         self.counter.forget_looks()
+        self._scale = None
 
     def count(self, image: Array, name: str | None = None, decks: Any = None) -> Count:
         digest = hashlib.blake2b(image.tobytes(), digest_size=16).hexdigest()
         key = (self.role, tuple(decks or ()), digest)
+        h, w = image.shape[:2]
         hit = self.kept.counts.get(key)
-        if hit is not None:
-            return hit
-        count = self.counter.count(image, name=name, decks=decks)
-        self.kept.counts[key] = count
-        self.kept.fresh += 1
-        return count
+        if hit is None:
+            hit = self.counter.count(image, name=name, decks=decks)
+            self.kept.counts[key] = hit
+            self.kept.scales[key] = self.counter.part_scale(h, w)
+            self.kept.fresh += 1
+        self._scale = ((h, w), self.kept.scales.get(key))
+        return hit
+
+    def part_scale(self, h: int, w: int) -> float | None:
+        """The scale the last whole frame counted (kept or not) left for this size."""
+        if self._scale is None or self._scale[0] != (h, w):
+            return None
+        return self._scale[1]
+
+    def count_part(
+        self,
+        image: Array,
+        box: tuple[int, int, int, int],
+        name: str | None = None,
+        decks: Any = None,
+    ) -> Count:
+        h, w = image.shape[:2]
+        scale = self.part_scale(h, w)
+        digest = hashlib.blake2b(image.tobytes(), digest_size=16).hexdigest()
+        key = (self.role + " part", tuple(decks or ()), digest, tuple(box), scale)
+        hit = self.kept.counts.get(key)
+        if hit is None:
+            hit = self.counter.count_part(image, box, name=name, decks=decks, scale=scale)
+            self.kept.counts[key] = hit
+            self.kept.fresh += 1
+        return hit
 
 
 def counters(

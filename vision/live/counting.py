@@ -41,6 +41,10 @@ class Counted:
 
 
 CountFrame = Callable[[Array], Count]
+# A part of a frame takes at least this share of a whole frame's count (`InLoop`): a count of
+# a part a tenth of the frame took 0.08-0.2 of the whole frame's time, one of half of it
+# 0.29-0.57 (854x480 webcam clips of 8 decks, one thread).
+MIN_WORK = 0.1
 
 
 class Pace(Protocol):
@@ -48,8 +52,11 @@ class Pace(Protocol):
         """A count is under way or not yet taken: no other frame is counted."""
         ...
 
-    def start(self, count: CountFrame, image: Array, frame: int, t: float) -> None:
-        """Count ``image`` (frame ``frame`` at ``t`` s) with ``count``."""
+    def start(
+        self, count: CountFrame, image: Array, frame: int, t: float, work: float = 1.0
+    ) -> None:
+        """Count ``image`` (frame ``frame`` at ``t`` s) with ``count``; ``work``: the share
+        of a whole frame's count it takes (a part of the frame: about its share of it)."""
         ...
 
     def take(self, t: float) -> Counted | None:
@@ -74,18 +81,21 @@ class InLoop:
         self._done: Counted | None = None
         self._at = 0.0  # when the count under way is taken (s)
 
-    def taken_at(self, frame: int, t: float) -> float:
-        """When the count of frame ``frame`` (at ``t`` s) is taken (s)."""
-        return t + self.delay_s
+    def taken_at(self, frame: int, t: float, work: float = 1.0) -> float:
+        """When the count of frame ``frame`` (at ``t`` s) is taken (s): ``work`` of the
+        delay after it (a part of a frame, at least `MIN_WORK`)."""
+        return t + self.delay_s * max(min(work, 1.0), MIN_WORK)
 
     def busy(self) -> bool:
         return self._done is not None
 
-    def start(self, count: CountFrame, image: Array, frame: int, t: float) -> None:
+    def start(
+        self, count: CountFrame, image: Array, frame: int, t: float, work: float = 1.0
+    ) -> None:
         if self.busy():
             raise RuntimeError("a count is not yet taken")
         self._done = Counted(count(image), frame, t)
-        self._at = self.taken_at(frame, t)
+        self._at = self.taken_at(frame, t, work)
 
     def take(self, t: float) -> Counted | None:
         if self._done is None or t < self._at - 1e-9:
@@ -108,7 +118,9 @@ class Beside:
     def busy(self) -> bool:
         return self._job is not None
 
-    def start(self, count: CountFrame, image: Array, frame: int, t: float) -> None:
+    def start(
+        self, count: CountFrame, image: Array, frame: int, t: float, work: float = 1.0
+    ) -> None:
         if self.busy():
             raise RuntimeError("a count is not yet taken")
         self._job = self._pool.submit(lambda: Counted(count(image), frame, t))
@@ -140,5 +152,5 @@ class Replayed(InLoop):
         super().__init__(max(lags[len(lags) // 2], 0.0) if lags else 0.0)
         self.taken = taken
 
-    def taken_at(self, frame: int, t: float) -> float:
-        return self.taken.get(frame, t + self.delay_s)
+    def taken_at(self, frame: int, t: float, work: float = 1.0) -> float:
+        return self.taken.get(frame, super().taken_at(frame, t, work))

@@ -246,6 +246,19 @@ class Touches:
         out: Array = -np.sort(-seen, axis=1)[:, k - 1]
         return out
 
+    def touched_since(self, since: float) -> Array | None:
+        """The corners (``(4, 2)`` image px) of the bounding box of the cells touched at
+        ``since`` (s) or later, ``None`` when none was."""
+        if self._last is None:
+            return None
+        ys, xs = np.nonzero(self._last >= since)
+        if not len(xs):
+            return None
+        c = self._cell_px
+        x0, y0 = float(xs.min()) * c, float(ys.min()) * c
+        x1, y1 = float(xs.max() + 1) * c, float(ys.max() + 1) * c
+        return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
+
     def share_since(self, outline: Array, since: float) -> float:
         """Share of ``outline`` ((4, 2) image px) touched at ``since`` (s) or later."""
         if self._last is None:

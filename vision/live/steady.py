@@ -224,17 +224,26 @@ class SteadyTable:
         matches: Sequence[tuple[int, int]],
         motion: Motion | None = None,
         frame_t: float | None = None,
+        part: tuple[int, int, int, int] | None = None,
     ) -> None:
         """Add a counted frame's count, reaching the table at time ``t`` (s): the count,
         each ``(track, card index)``, the time of the frame it counted (``frame_t``; ``t``
         when ``None``: counted at once) and, where given, where the picture moved since the
-        frame before (as `touch`)."""
+        frame before (as `touch`). ``part``: only that box of the frame (x0, y0, x1, y1,
+        px) was counted (`Counter.count_part`): a card lying partly or wholly outside it
+        was not looked at, and one the count before saw (or took as there) is still there,
+        with no evidence added."""
+        before = self._last_t
         if self._start is None:
             self._start = t
         self._last_t = t
         self._last_frame_t = t if frame_t is None else frame_t
-        for known in self.tracks.values():
-            known.chances += 1
+        looked = self._inside(part) if part is not None else None
+        for tid, known in self.tracks.items():
+            if looked is None or looked[tid]:
+                known.chances += 1
+            elif before is not None and known.last_s >= before:
+                known.last_s = t
         for track_id, i in matches:
             card = count.cards[np.array([i])]
             could_be = count.could_be[i] if i < len(count.could_be) else ()
@@ -244,7 +253,57 @@ class SteadyTable:
         if motion is not None:
             self.touch(t, motion)
         self.frames += 1
-        self._template = count
+        if part is None:
+            self._template = count  # a part's count has the bars, not the frame's size
+
+    def _inside(self, box: tuple[int, int, int, int]) -> dict[int, bool]:
+        """Whether each track's card lies wholly inside ``box`` (x0, y0, x1, y1, px)."""
+        x0, y0, x1, y1 = box
+        out = {}
+        for tid, rec in self.tracks.items():
+            q = rec.card.corners[0]
+            out[tid] = bool(
+                q[:, 0].min() >= x0 and q[:, 1].min() >= y0
+                and q[:, 0].max() <= x1 and q[:, 1].max() <= y1
+            )  # fmt: skip
+        return out
+
+    def needs_look(
+        self, t: float, size: tuple[int, int], max_share: float
+    ) -> tuple[int, int, int, int] | None:
+        """The part of the frame (x0, y0, x1, y1, px; ``size``: w, h) a count at ``t`` (s)
+        needs to look at: the places touched since ``touch_settling_s`` before the last
+        count's frame and the cards not yet settled (new, out of sight, deck undecided),
+        their bounding box grown by the cards' median long side; ``None`` when that is more
+        than ``max_share`` of the frame, when nothing needs a look, or before any card."""
+        s = self.settings
+        w, h = size
+        if not self.tracks or self._last_t is None:
+            return None
+        now = self._last_t
+        outlines = []
+        for rec in self.tracks.values():
+            unseen = now - rec.last_s
+            if rec.counted:
+                if unseen > rec.unseen_bars(s)[0] or not rec.decided(t, s):
+                    outlines.append(rec.card.corners[0])
+            elif unseen <= s.miss_grace_s:
+                outlines.append(rec.card.corners[0])
+        pts = [np.asarray(q, np.float64) for q in outlines]
+        touched = self.touches.touched_since(self._last_frame_t - s.touch_settling_s)
+        if touched is not None:
+            pts.append(touched)
+        if not pts:
+            return None
+        every = np.concatenate(pts)
+        grow = float(np.median([rec.card.long_side_px[0] for rec in self.tracks.values()]))
+        x0 = max(0, int(np.floor(every[:, 0].min() - grow)))
+        y0 = max(0, int(np.floor(every[:, 1].min() - grow)))
+        x1 = min(w, int(np.ceil(every[:, 0].max() + grow)))
+        y1 = min(h, int(np.ceil(every[:, 1].max() + grow)))
+        if x1 <= x0 or y1 <= y0 or (x1 - x0) * (y1 - y0) > max_share * w * h:
+            return None
+        return x0, y0, x1, y1
 
     def touch(self, t: float, motion: Motion) -> None:
         """Where the picture moved up to the frame at ``t`` (s), counted or not: the view

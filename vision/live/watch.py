@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 import threading
@@ -81,6 +82,9 @@ class Watcher:
         self.still_from = 0  # the table's first counted frame of the still spell
         self.unmatched = False  # the last counted frame had cards no track took (yet)
         self.counted_frames = 0
+        self.part_counts = 0  # counted frames counted in part (`LiveSettings.part_max_share`)
+        self._part: tuple[int, int, int, int] | None = None  # the part the count under way
+        self._whole_t = -math.inf  # when the last frame counted whole was (s)
         # the steady table's: where a hand or a card changed the picture (exposure aside)
         self.touch_motion = MotionMeter(exposure=True, drift=s.touch_drift)
         # with a tally: where each frame moved (a hand passing over a card, or laying one),
@@ -105,7 +109,16 @@ class Watcher:
         if not self.pace.busy() and self._due(t) and not self._held(image, t):
             self.counted_frames += 1
             self.counted = True
-            self.pace.start(self._count, image, self.frames, t)
+            h, w = image.shape[:2]
+            self._part = part = self._part_box(w, h, t)
+            if part is None:
+                self._whole_t = t
+                self.pace.start(self._count, image, self.frames, t)
+            else:
+                self.part_counts += 1
+                share = (part[2] - part[0]) * (part[3] - part[1]) / (w * h)
+                count = functools.partial(self._count_part, box=part)
+                self.pace.start(count, image, self.frames, t, work=share)
             self._observe(self.pace.take(t), t)
         self.frames += 1
         view = self.table.view(t)
@@ -131,6 +144,25 @@ class Watcher:
     def _count(self, image: Array) -> Count:
         return self.count_photo(image, name="frame")
 
+    def _count_part(self, image: Array, box: tuple[int, int, int, int]) -> Count:
+        with self.lock:
+            return self.counter.count_part(image, box, name="frame", decks=self.decks)
+
+    def _part_box(self, w: int, h: int, t: float) -> tuple[int, int, int, int] | None:
+        """The part of the frame at ``t`` (s) to count, ``None`` to count it whole: with
+        ``part_max_share`` on, no tally, a whole frame counted less than
+        ``part_whole_every_s`` ago at a scale the counter keeps for this size
+        (`Counter.part_scale`), and a part that needs a look (`SteadyTable.needs_look`)."""
+        s = self.settings
+        if s.part_max_share <= 0 or self.tally is not None:
+            return None
+        if t - self._whole_t >= s.part_whole_every_s:
+            return None
+        part_scale = getattr(self.counter, "part_scale", None)
+        if part_scale is None or part_scale(h, w) is None:
+            return None
+        return self.table.needs_look(t, (w, h), s.part_max_share)
+
     def _observe(self, done: Counted | None, t: float) -> None:
         """Add a frame's count to the tracks and the table at ``t`` (s), when the count
         reached the picture: the places touched since the last count go with it."""
@@ -139,8 +171,10 @@ class Watcher:
         self._lags.append(t - done.t)
         self.took.append(done.frame)
         count = done.count
+        # only one count is under way at a time: the part it counted is the last one started
+        part, self._part = self._part, None
         matches = self.tracker.update(count.cards)
-        self.table.observe(t, count, matches, frame_t=done.t)
+        self.table.observe(t, count, matches, frame_t=done.t, part=part)
         self.unmatched = len(matches) < len(count.cards)
         if self.tally is not None:
             motion = self.motion.take() if self.motion is not None else None
