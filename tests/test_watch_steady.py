@@ -551,7 +551,9 @@ class PartCounter(StubCounter):
             and SPOTS[n][0][1] + 60 <= y1
         )
         self.calls += 1
-        return Count(name or "frame", (200, 160), stub_cards(inside), tuple(decks), {"name": "stub"})
+        return Count(
+            name or "frame", (200, 160), stub_cards(inside), tuple(decks), {"name": "stub"}
+        )
 
 
 def test_a_card_laid_is_looked_at_in_the_part_of_the_frame_it_touched() -> None:
