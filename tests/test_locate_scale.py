@@ -149,6 +149,17 @@ def test_a_large_live_frame_of_small_cards_is_seen_again_whole_not_in_tiles() ->
     assert len(live.count(frame, name="frame", decks=tuple(rec["decks"])).cards) >= 0.9 * cards
 
 
+def test_a_photo_of_small_cards_is_seen_again_whole_up_to_1920_px_not_in_tiles() -> None:
+    # The webcam table (1280x720, cards about 55 px long) as a photo: seen at 640, then
+    # enlarged 1.5 times, whole (`max_whole_input_px`), where it once was cut into tiles.
+    frame = cv2.imread(str(WEBCAM_TABLE))
+    photo = Counter(threads=2)
+    sizes = looks(photo, frame)
+    assert sizes[0] == 640 and len(sizes) == 2 and 1280 < sizes[1] <= 1920
+    tiled = Counter(threads=2, settings=VisionSettings(max_whole_input_px=1280))
+    assert looks(tiled, frame) == [640]  # the enlarged look in tiles (not `detect`)
+
+
 def test_the_next_live_frames_are_seen_at_once_at_the_scale_the_first_chose() -> None:
     # The cards of a camera keep their size: the frames after one seen enlarged skip the
     # quick and the detector-size looks (`live_reuse_looks`), until that many have, another

@@ -250,8 +250,10 @@ class VisionSettings:
     # ... but never enlarged past this many times its own pixels: the detector's 8-pixel
     # cells then part the slivers of a heap, and bigger cards lose by more enlarging.
     max_upscale: float = 1.5
-    # The larger scale is seen whole up to this long side (input pixels), in tiles beyond.
-    max_whole_input_px: int = 1280
+    # The larger scale is seen whole up to this long side (input pixels), in tiles beyond
+    # (seen whole, no card is cut at a tile's edge: on phone-sized photos of small cards
+    # 1920 counted more decks exactly than 1280, and quicker; docs/history.md).
+    max_whole_input_px: int = 1920
     # When the cards the detector is sure of are large (median long side over this many
     # input pixels: a phone held close over a few cards), the image is seen again shrunk
     # onto a grey canvas so that card becomes ``far_card_long_side_input_px`` long, never

@@ -256,6 +256,19 @@ class SteadyTable:
         if part is None:
             self._template = count  # a part's count has the bars, not the frame's size
 
+    def held(self, part: tuple[int, int, int, int]) -> Cards:
+        """The cards a count of ``part`` does not look at and takes as still there (not
+        wholly inside it, seen by the last count or taken as there by it), as last seen: the
+        tracker is shown them so that it keeps following them."""
+        inside = self._inside(part)
+        now = self._last_t
+        keep = [
+            rec.card
+            for tid, rec in self.tracks.items()
+            if not inside[tid] and now is not None and rec.last_s >= now
+        ]
+        return Cards.concatenate(keep) if keep else Cards.empty()
+
     def _inside(self, box: tuple[int, int, int, int]) -> dict[int, bool]:
         """Whether each track's card lies wholly inside ``box`` (x0, y0, x1, y1, px)."""
         x0, y0, x1, y1 = box

@@ -173,7 +173,15 @@ class Watcher:
         count = done.count
         # only one count is under way at a time: the part it counted is the last one started
         part, self._part = self._part, None
-        matches = self.tracker.update(count.cards)
+        if part is None:
+            matches = self.tracker.update(count.cards)
+        else:
+            # the cards outside the part are shown to the tracker where they were last seen
+            # (it would lose them otherwise), and are no sighting of the table's
+            held = self.table.held(part)
+            found = len(count.cards)
+            both = Cards.concatenate([count.cards, held]) if len(held) else count.cards
+            matches = [(tid, i) for tid, i in self.tracker.update(both) if i < found]
         self.table.observe(t, count, matches, frame_t=done.t, part=part)
         self.unmatched = len(matches) < len(count.cards)
         if self.tally is not None:
