@@ -87,19 +87,20 @@ def test_a_replay_with_parts_keeps_the_parts_counted_and_replays_them(shipped, t
     # the parts are kept with the frames, and the scale each whole frame left with them
     live, single = shipped
     kept = KeptCounts(tmp_path / "kept.pkl", {"models": "these"})
+    # (counts 0.3 s late: a counter slower than the due pace)
     parts = {"part_max_share": 0.9}
-    first = replay(CLIPS, [parts], kept, live, single)[0]
+    first = replay(CLIPS, [parts], kept, live, single, delay_s=0.3)[0]
     assert any(key[0] == "live part" for key in kept.counts)
     assert any(scale is not None for scale in kept.scales.values())
     again = KeptCounts(tmp_path / "kept.pkl", {"models": "these"})
-    rows = replay(CLIPS, [parts], again, Refusing(), Refusing())  # type: ignore[arg-type]
+    rows = replay(CLIPS, [parts], again, Refusing(), Refusing(), delay_s=0.3)  # type: ignore[arg-type]
     assert rows[0]["4"] == first["4"] and rows[0]["counted_anew"] == 0
 
 
 def test_clips_watched_in_real_time_give_the_figures_of_both_ways(capsys) -> None:
     from vision.lab.live_realtime import main as realtime
 
-    realtime([str(CLIPS), "--a", "", "--b", "part_max_share=0.9", "--limit", "1"])
+    realtime([str(CLIPS), "--a", "part_max_share=0", "--b", "part_max_share=0.9", "--limit", "1"])
     lines = [__import__("json").loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [line["way"] for line in lines] == ["a", "b"]
     assert lines[0]["part_share"] == 0.0

@@ -72,13 +72,14 @@ class LiveSettings:
             than the camera gives fewer votes in ``decide_max_s``).
         could_be_min_share: a deck that won at least this share of a card's votes is one
             the card could be (widens the count ranges).
-        part_max_share: a frame due to be counted is counted only in the part of it that
-            needs a look, when that part is at most this share of the frame (0: always whole):
-            the bounding box of the places touched since the last count's frame and of the
-            cards not yet settled (new, out of sight, deck undecided), grown by a card's long
-            side; the cards outside it are taken as still there. A count of a part takes
-            the counter about that share of a whole count's time, so a hand's place is
-            looked at again sooner ...
+        part_max_share: with a counter slower than a count every ``count_every_s`` (a
+            camera on 2 cores), a frame due to be counted is counted only in the part of it
+            that needs a look, when that part is at most this share of the frame (0: always
+            whole): the bounding box of the places touched since the last count's frame and
+            of the cards not yet settled (new, out of sight, deck undecided), grown by a
+            card's long side; the cards outside it are taken as still there. A count of a
+            part takes the counter about that share of a whole count's time, so a hand's
+            place is looked at again sooner ...
         part_whole_every_s: ... but a whole frame is counted at least this often (s).
         json_every_s: with nothing changing, ``--json`` prints one object this often.
         retry_every_s: a camera or stream that failed is opened again this often.
@@ -123,7 +124,7 @@ class LiveSettings:
     decided_lead: float = 3.0
     decide_max_s: float = 2.0
     decide_min_hits: int = 10
-    part_max_share: float = 0.0
+    part_max_share: float = 0.5
     part_whole_every_s: float = 1.0
     json_every_s: float = 1.0
     retry_every_s: float = 3.0

@@ -63,6 +63,7 @@ class Watcher:
         self.pace: Pace = pace if pace is not None else InLoop()
         self.lock = threading.Lock()  # the counter, shared by the loop's and a still's count
         self._lags: deque[float] = deque(maxlen=LAGS)  # the last counts' delays (s)
+        self._whole_lags: deque[float] = deque(maxlen=LAGS)  # ... of whole frames' counts
         self.decks = decks
         self.settings = s = settings or LiveSettings()
         # Lost tracks are kept (to be found again after a hand) a little past gone_after_s.
@@ -150,11 +151,16 @@ class Watcher:
 
     def _part_box(self, w: int, h: int, t: float) -> tuple[int, int, int, int] | None:
         """The part of the frame at ``t`` (s) to count, ``None`` to count it whole: with
-        ``part_max_share`` on, no tally, a whole frame counted less than
-        ``part_whole_every_s`` ago at a scale the counter keeps for this size
-        (`Counter.part_scale`), and a part that needs a look (`SteadyTable.needs_look`)."""
+        ``part_max_share`` on, no tally, a counter slower than a count every
+        ``count_every_s`` (whole frames' counts reach the table later than that: a camera
+        on a slow machine; a file is counted whole, each count on its frame), a whole frame
+        counted less than ``part_whole_every_s`` ago at a scale the counter keeps for this
+        size (`Counter.part_scale`), and a part that needs a look
+        (`SteadyTable.needs_look`)."""
         s = self.settings
-        if s.part_max_share <= 0 or self.tally is not None:
+        if s.part_max_share <= 0 or self.tally is not None or not self._whole_lags:
+            return None
+        if statistics.median(self._whole_lags) <= s.count_every_s:
             return None
         if t - self._whole_t >= s.part_whole_every_s:
             return None
@@ -173,6 +179,8 @@ class Watcher:
         count = done.count
         # only one count is under way at a time: the part it counted is the last one started
         part, self._part = self._part, None
+        if part is None:
+            self._whole_lags.append(t - done.t)
         if part is None:
             matches = self.tracker.update(count.cards)
         else:
