@@ -30,27 +30,21 @@ import cv2
 import numpy as np
 
 from vision.count.counter import Counter
+from vision.evaluate.bench import PacedCamera
 from vision.live.settings import LiveSettings
 
 
-class ClipCamera:
+class ClipCamera(PacedCamera):
     """A camera (OpenCV's capture calls) serving a clip's ``frames`` on the wall clock at
     ``fps``: a read waits for the next frame's time, and a frame whose time has passed while
-    the loop was busy is skipped, as a camera drops it. ``served``: the frames given."""
+    the loop was busy is skipped, as a camera drops it; past the clip's end its last frame.
+    ``served``: the frames given."""
 
     def __init__(self, frames: list[np.ndarray], fps: float) -> None:
-        self.frames = frames
-        self.fps = fps
-        self.start: float | None = None
+        super().__init__(frames, fps)
         self.served: list[int] = []
 
-    def open(self, target: int | str) -> ClipCamera:
-        return self
-
-    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
-        return True
-
-    def read(self) -> tuple[bool, np.ndarray | None]:
+    def read(self) -> tuple[bool, np.ndarray]:
         now = time.perf_counter()
         if self.start is None:
             self.start = now
@@ -58,19 +52,9 @@ class ClipCamera:
         if self.served and k <= self.served[-1]:
             k = self.served[-1] + 1
             time.sleep(max(0.0, self.start + k / self.fps - time.perf_counter()))
-        if k >= len(self.frames):
-            k = len(self.frames) - 1  # the clip is over: its last frame (the loop stops)
+        k = min(k, len(self.frames) - 1)
         self.served.append(k)
         return True, self.frames[k].copy()
-
-    def set(self, prop: int, value: float) -> bool:
-        return True
-
-    def get(self, prop: int) -> float:
-        return self.fps
-
-    def release(self) -> None:
-        pass
 
 
 def watch_clip(counter: Counter, path: Path, settings: LiveSettings) -> tuple[Any, float, float]:
