@@ -165,6 +165,9 @@ STARTING, TOUCHED, UNSEEN, NEW, UNDECIDED, HOLDING = (
     "starting", "touched", "unseen", "new", "undecided", "holding"
 )  # fmt: skip
 WAITING = (STARTING, TOUCHED, UNSEEN, NEW, UNDECIDED, HOLDING)
+# A card whose last box comes this close (px) to an inner edge of a counted part is not
+# looked at by that part's count (`SteadyTable.observe`).
+PART_EDGE_PX = 4.0
 
 
 @dataclass(frozen=True)
@@ -270,14 +273,18 @@ class SteadyTable:
         return Cards.concatenate(keep) if keep else Cards.empty()
 
     def _inside(self, box: tuple[int, int, int, int]) -> dict[int, bool]:
-        """Whether each track's card lies wholly inside ``box`` (x0, y0, x1, y1, px)."""
+        """Whether each track's card lies wholly inside ``box`` (x0, y0, x1, y1, px), clear
+        of its inner edges by `PART_EDGE_PX` (a part's count leaves out the cards its edges
+        cut, and a card's box moves by a pixel or two from count to count)."""
         x0, y0, x1, y1 = box
+        m = PART_EDGE_PX
+        lo_x, lo_y = (x0 + m if x0 > 0 else x0), (y0 + m if y0 > 0 else y0)
         out = {}
         for tid, rec in self.tracks.items():
             q = rec.card.corners[0]
             out[tid] = bool(
-                q[:, 0].min() >= x0 and q[:, 1].min() >= y0
-                and q[:, 0].max() <= x1 and q[:, 1].max() <= y1
+                q[:, 0].min() >= lo_x and q[:, 1].min() >= lo_y
+                and q[:, 0].max() <= x1 - m and q[:, 1].max() <= y1 - m
             )  # fmt: skip
         return out
 
