@@ -185,7 +185,7 @@ def late_counts(touched: Any, script: Any, frames: int = 50) -> list[Any]:
     0.5 s (``script(k)``: its cards), each reaching the table 0.4 s later; every frame
     touches the spots ``touched(k)``. The views, one a frame."""
     from live_stubs import stub_cards
-    from test_watch_steady import motion_over
+    from test_watch_touches import motion_over
 
     from vision.live.steady import SteadyTable
 
