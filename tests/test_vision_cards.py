@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from vision.core.cards import BACK, FACE, Cards
-from vision.core.geometry import canonical_corners, xywhr_to_corners
+from vision.core.geometry import canonical_corners, cut_by_inner_edges, xywhr_to_corners
 
 
 def make(n: int = 3) -> Cards:
@@ -82,3 +82,25 @@ def test_transformed_and_sizes() -> None:
     assert cards.centers[0, 0] == pytest.approx(210, abs=0.01)
     faces = Cards(cards.corners, [FACE], [0.9])
     assert faces.value[0] == -1
+
+
+def test_a_card_at_an_inner_edge_of_a_window_is_cut_one_at_the_picture_edge_is_not() -> None:
+    def box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+        return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
+
+    corners = np.stack(
+        [
+            box(0.5, 10, 20, 40),  # at the left edge
+            box(10, 10, 30, 40),  # well inside
+            box(70, 10, 98.5, 40),  # at the right edge
+            box(30, 60, 50, 99),  # at the bottom edge
+        ]
+    )
+    window = (100, 100)
+    assert cut_by_inner_edges(corners, window, (True, True, True, True)).tolist() == [
+        True, False, True, True
+    ]  # fmt: skip
+    # The window's left and bottom edges are the picture's own: nothing goes on past them.
+    assert cut_by_inner_edges(corners, window, (False, True, True, False)).tolist() == [
+        False, False, True, False
+    ]  # fmt: skip

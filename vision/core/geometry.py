@@ -105,6 +105,31 @@ def quad_overlaps(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return inter, area
 
 
+def cut_by_inner_edges(
+    corners: np.ndarray,
+    window: tuple[int, int],
+    inner: tuple[bool, bool, bool, bool],
+    margin: float = 2.0,
+) -> np.ndarray:
+    """Which quads ``(n, 4, 2)``, in the pixels of a window ``(width, height)`` cut out of a
+    larger picture, reach within ``margin`` px of one of its inner edges (``inner``: left,
+    top, right, bottom lie inside the picture): those cards go on past the window, so the
+    window shows only part of them."""
+    lo, hi = corners.min(axis=1), corners.max(axis=1)
+    left, top, right, bottom = inner
+    w, h = window
+    cut = np.zeros(len(corners), bool)
+    if left:
+        cut |= lo[:, 0] < margin
+    if top:
+        cut |= lo[:, 1] < margin
+    if right:
+        cut |= hi[:, 0] > w - margin
+    if bottom:
+        cut |= hi[:, 1] > h - margin
+    return cut
+
+
 def widened(corners: np.ndarray, margin: float) -> np.ndarray:
     """``(n, 4, 2)`` quads grown about their centres by ``margin`` (1.3: 30% larger)."""
     corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)

@@ -18,6 +18,7 @@ import numpy as np
 from scoring.errors import ModelError
 from vision.core.cards import Cards
 from vision.core.first_look import FirstLook
+from vision.core.geometry import cut_by_inner_edges
 from vision.core.imageio import load_image
 from vision.core.models import (
     DEFAULT_CHECK,
@@ -257,17 +258,9 @@ class Counter:
         finally:
             self.locator.at_scale = None
         cards = count.cards
-        margin = 2.0
-        lo, hi = cards.corners.min(axis=1), cards.corners.max(axis=1)
-        cut = np.zeros(len(cards), bool)
-        if x0 > 0:
-            cut |= lo[:, 0] < margin
-        if y0 > 0:
-            cut |= lo[:, 1] < margin
-        if x1 < w:
-            cut |= hi[:, 0] > (x1 - x0) - margin
-        if y1 < h:
-            cut |= hi[:, 1] > (y1 - y0) - margin
+        cut = cut_by_inner_edges(
+            cards.corners, (x1 - x0, y1 - y0), (x0 > 0, y0 > 0, x1 < w, y1 < h)
+        )
         keep = np.flatnonzero(~cut)
 
         def kept(values: tuple[Any, ...]) -> tuple[Any, ...]:

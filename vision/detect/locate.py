@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from vision.core.cards import Cards
-from vision.core.geometry import quads_to_xywhr, rotated_nms
+from vision.core.geometry import cut_by_inner_edges, quads_to_xywhr, rotated_nms
 from vision.core.settings import VisionSettings
 from vision.core.types import Array
 from vision.detect.detector import CardDetector, OnnxDetector
@@ -224,7 +224,6 @@ class Locator:
             xs.append(sw - input_px)
         if ys[-1] + input_px < sh:
             ys.append(sh - input_px)
-        margin = 2.0
         parts = []
         for y0 in ys:
             for x0 in xs:
@@ -237,17 +236,11 @@ class Locator:
                 if not len(found):
                     continue
                 # Cards cut by an inner tile edge are left to the neighbouring tile.
-                lo = found.corners.min(axis=1)
-                hi = found.corners.max(axis=1)
-                cut = np.zeros(len(found), bool)
-                if x0 > 0:
-                    cut |= lo[:, 0] < margin
-                if y0 > 0:
-                    cut |= lo[:, 1] < margin
-                if x0 + input_px < sw:
-                    cut |= hi[:, 0] > input_px - margin
-                if y0 + input_px < sh:
-                    cut |= hi[:, 1] > input_px - margin
+                cut = cut_by_inner_edges(
+                    found.corners,
+                    (input_px, input_px),
+                    (x0 > 0, y0 > 0, x0 + input_px < sw, y0 + input_px < sh),
+                )
                 found = found[~cut]
                 parts.append(found.transformed(1.0 / scale, (x0 / scale, y0 / scale)))
         merged = Cards.concatenate(parts)
