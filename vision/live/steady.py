@@ -174,15 +174,11 @@ class SteadyTable:
         if not self.tracks or self._last_t is None:
             return None
         now = self._last_t
-        outlines = []
-        for rec in self.tracks.values():
-            unseen = now - rec.last_s
-            if rec.counted:
-                if unseen > rec.unseen_bars(s)[0] or not rec.decided(t, s):
-                    outlines.append(rec.card.corners[0])
-            elif unseen <= s.miss_grace_s:
-                outlines.append(rec.card.corners[0])
-        pts = [np.asarray(q, np.float64) for q in outlines]
+        pts = [
+            np.asarray(rec.card.corners[0], np.float64)
+            for rec in self.tracks.values()
+            if self._unsettled(rec, t, now)
+        ]
         touched = self.touches.touched_since(self._last_frame_t - s.touch_settling_s)
         if touched is not None:
             pts.append(touched)
@@ -275,20 +271,40 @@ class SteadyTable:
         found: set[str] = {STARTING} if warming else set()
         touched = self._touched()
         for tid, rec in self.tracks.items():
-            unseen = now - rec.last_s
-            if rec.counted:
-                if unseen > rec.unseen_bars(s)[0]:
-                    found.add(UNSEEN)
-                if touched.get(tid, -np.inf) >= self._last_frame_t - s.touch_settling_s:
-                    found.add(TOUCHED)
-                if UNDECIDED not in found and not rec.decided(t, s):
-                    found.add(UNDECIDED)
-            elif unseen <= s.miss_grace_s and (
-                rec.hits >= s.pending_min_hits
-                or touched.get(tid, -np.inf) >= rec.first_s - s.touch_new_s
-            ):
-                found.add(NEW)
+            at = touched.get(tid, -np.inf)
+            if rec.counted and at >= self._last_frame_t - s.touch_settling_s:
+                found.add(TOUCHED)
+            for wait in self._unsettled(rec, t, now, skip=found):
+                # A new card seen once keeps the view SETTLING only where a hand just was.
+                if (
+                    wait != NEW
+                    or rec.hits >= s.pending_min_hits
+                    or at >= rec.first_s - s.touch_new_s
+                ):
+                    found.add(wait)
         return tuple(w for w in WAITING if w in found)
+
+    def _unsettled(
+        self,
+        rec: TrackEvidence,
+        t: float,
+        now: float,
+        skip: set[str] | frozenset[str] = frozenset(),
+    ) -> list[str]:
+        """What the track still waits for at ``t`` (``now``: the last count's time): a
+        counted card out of sight (`UNSEEN`) or whose deck is not yet known (`UNDECIDED`),
+        a card not yet counted seen within ``miss_grace_s`` (`NEW`). A part of the frame
+        (`needs_look`) looks again at every such card; the reasons in ``skip`` are not
+        tested again (the deck's test is the costly one)."""
+        s = self.settings
+        if not rec.counted:
+            return [NEW] if now - rec.last_s <= s.miss_grace_s else []
+        waits = []
+        if now - rec.last_s > rec.unseen_bars(s)[0]:
+            waits.append(UNSEEN)
+        if UNDECIDED not in skip and not rec.decided(t, s):
+            waits.append(UNDECIDED)
+        return waits
 
     def _settle(self, t: float) -> bool:
         """The counted tracks as the steady count, once their counts have held for
