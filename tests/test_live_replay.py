@@ -100,13 +100,20 @@ def test_a_replay_with_parts_keeps_the_parts_counted_and_replays_them(shipped, t
 def test_clips_watched_in_real_time_give_the_figures_of_both_ways(capsys) -> None:
     from vision.lab.live_realtime import main as realtime
 
-    realtime([str(CLIPS), "--a", "part_max_share=0", "--b", "part_max_share=0.9", "--limit", "1"])
+    realtime(
+        [str(CLIPS), "--a", "part_max_share=0", "--b", "part_max_share=0.9", "--limit", "1"]
+        + ["--b-vision", "live_target_card_long_side_input_px=60"]
+    )
     lines = [__import__("json").loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [line["way"] for line in lines] == ["a", "b"]
+    assert lines[1]["vision"] == "live_target_card_long_side_input_px=60"
     assert lines[0]["part_share"] == 0.0
     for line in lines:
         assert line["4"]["clips"] == 1 and 0 <= line["4"]["settled_exact"] <= 1
         assert line["count_delay_s"] > 0
     with pytest.raises(SystemExit) as exc:
         realtime([str(CLIPS), "--a", "no_such=1"])
+    assert exc.value.code == 2
+    with pytest.raises(SystemExit) as exc:
+        realtime([str(CLIPS), "--a-vision", "part_max_share=0.5"])  # a live setting
     assert exc.value.code == 2

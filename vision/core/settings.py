@@ -273,6 +273,9 @@ class VisionSettings:
     # Live frames' larger scale is seen whole up to this long side (input pixels), in tiles
     # beyond.
     live_max_whole_input_px: int = 1920
+    # Live frames' larger scale makes a median card's long side this many input pixels
+    # (photos: ``target_card_long_side_input_px``).
+    live_target_card_long_side_input_px: float = 72.0
     # A live frame after one seen whole at a larger scale is seen at that scale at once
     # (the quick and the detector-size looks skipped: the camera's cards keep their size),
     # for this many frames of the same size; the next one chooses its looks again (0: every
@@ -330,6 +333,7 @@ class VisionSettings:
             "min_image_side_px",
             "max_whole_input_px",
             "live_max_whole_input_px",
+            "live_target_card_long_side_input_px",
             "max_card_long_side_input_px",
             "far_card_long_side_input_px",
             "spread_min_cards",

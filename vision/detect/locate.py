@@ -142,7 +142,12 @@ class Locator:
                 return far if len(self.sure(far)) > len(sure) else cards
             if card_input_px >= s.min_card_long_side_input_px:
                 return self._kept(cards, h, w, input_px)
-            zoom = s.target_card_long_side_input_px / max(card_input_px, 1.0)
+            target = (
+                s.live_target_card_long_side_input_px
+                if self.live
+                else s.target_card_long_side_input_px
+            )
+            zoom = target / max(card_input_px, 1.0)
         else:
             zoom = 3.0  # nothing at all: look closer once
         # Only a scale chosen by the cards' size is kept for the next live frames (an

@@ -1,7 +1,7 @@
 """Webcam clips watched as a camera gives them: in real time, the count beside the window.
 
-``python -m vision.lab.live_realtime CLIPS --a KEY=V,... --b KEY=V,... [--limit N]
-[--threads 1] [--json]``
+``python -m vision.lab.live_realtime CLIPS --a KEY=V,... --b KEY=V,... [--a-vision KEY=V,...]
+[--b-vision KEY=V,...] [--limit N] [--threads 1]``
 
 `vision.lab.live_replay` replays clips with each count reaching the table a fixed delay
 after its frame (`InLoop`): a model of a counter beside a camera. Here nothing is modelled:
@@ -10,7 +10,9 @@ clock at its own frame rate, as a camera serves it, through `watch_events` with 
 beside the window (`Beside`) and the window drawn, exactly as ``tallero watch`` runs on a
 camera; what the view showed on each frame is scored against the clip's truth
 (`vision.evaluate.video.score_clip`). Each clip is watched with the `LiveSettings` of
-``--a`` and then of ``--b`` (a machine slowing down slows both alike). Prints the figures
+``--a`` and then of ``--b`` (a machine slowing down slows both alike), each counted with
+the `VisionSettings` of ``--a-vision`` / ``--b-vision`` (the count's own pace and what it
+finds both change: how that plays out on a camera is what this measures). Prints the figures
 of `tallero eval CLIPS` per number of decks for each, with the counts' median delay and the
 share of counts made of a part of the frame. Run it on an otherwise idle machine: it takes
 the clips' own length twice.
@@ -29,6 +31,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.core.settings import VisionSettings
 from vision.count.counter import Counter
 from vision.evaluate.bench import PacedCamera
 from vision.live.settings import LiveSettings
@@ -116,6 +119,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("directory", type=Path)
     ap.add_argument("--a", default="", metavar="KEY=V,...", help="LiveSettings overrides")
     ap.add_argument("--b", default="", metavar="KEY=V,...", help="LiveSettings overrides")
+    ap.add_argument("--a-vision", default="", metavar="KEY=V,...", help="VisionSettings of a")
+    ap.add_argument("--b-vision", default="", metavar="KEY=V,...", help="VisionSettings of b")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args(argv)
@@ -124,28 +129,37 @@ def main(argv: list[str] | None = None) -> None:
             name: replace(LiveSettings(), **parse_overrides(text, LiveSettings(), "live settings"))
             for name, text in (("a", args.a), ("b", args.b))
         }
+        visions = {
+            name: VisionSettings().with_overrides(
+                **parse_overrides(text, VisionSettings(), "vision settings")
+            )
+            for name, text in (("a", args.a_vision), ("b", args.b_vision))
+        }
     except (ValueError, TypeError) as exc:
         ap.error(str(exc))
     files = clip_files(args.directory)[: args.limit] if args.directory.is_dir() else []
     if not files:
         ap.error(f"{args.directory}: no clips with their truth JSON")
-    counter = Counter(live=True, threads=args.threads)
+    counters = {
+        name: Counter(live=True, threads=args.threads, settings=visions[name]) for name in ways
+    }
     evals = {name: VideoEvaluation() for name in ways}
     delays: dict[str, list[float]] = {name: [] for name in ways}
     parts: dict[str, list[float]] = {name: [] for name in ways}
     for path in files:
         for name, settings in ways.items():
-            result, delay, part = watch_clip(counter, path, settings)
+            result, delay, part = watch_clip(counters[name], path, settings)
             evals[name].clips.append(result)
             delays[name].append(delay)
             parts[name].append(part)
-    for name, text in (("a", args.a), ("b", args.b)):
+    for name, text, vision in (("a", args.a, args.a_vision), ("b", args.b, args.b_vision)):
         by_decks = evals[name].to_json()["by_decks"]
         print(
             json.dumps(
                 {
                     "way": name,
                     "settings": text,
+                    "vision": vision,
                     "count_delay_s": round(statistics.median(delays[name]), 3),
                     "part_share": round(statistics.mean(parts[name]), 3),
                     **{
