@@ -274,7 +274,8 @@ class VisionSettings:
     # beyond.
     live_max_whole_input_px: int = 1920
     # Live frames' larger scale makes a median card's long side this many input pixels
-    # (photos: ``target_card_long_side_input_px``).
+    # (photos: ``target_card_long_side_input_px``). 60 counts a fifth quicker, but on
+    # 4-deck clips its steady counts were wrong more often (docs/history.md).
     live_target_card_long_side_input_px: float = 72.0
     # A live frame after one seen whole at a larger scale is seen at that scale at once
     # (the quick and the detector-size looks skipped: the camera's cards keep their size),
