@@ -8,6 +8,7 @@ watch loop is driven with the stub counter of ``test_watch``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -282,7 +283,8 @@ def test_a_card_laid_is_looked_at_in_the_part_of_the_frame_it_touched() -> None:
     # counted only around b; d and f lie outside those parts, are not looked at, and stay
     # counted without the view waiting for them. (The stub's cards are large: a part
     # around one of them is 0.65 of its frame.)
-    parts = LiveSettings(count_every_s=0, part_max_share=0.9)
+    # (the deck's lead as on time: the parts alone make the difference below)
+    parts = LiveSettings(count_every_s=0, part_max_share=0.9, late_decided_lead=3.0)
     counter, watcher, views = watch_parts(parts, 0.3, 90)
     assert watcher.part_counts == len(counter.boxes) > 0
     b = np.array([[70, 10], [110, 70]])
@@ -297,7 +299,7 @@ def test_a_card_laid_is_looked_at_in_the_part_of_the_frame_it_touched() -> None:
     }
     # a part takes its share of a whole count's delay: b is counted sooner than with
     # every frame whole (`part_max_share` 0)
-    whole = watch_parts(LiveSettings(count_every_s=0, part_max_share=0), 0.3, 90)
+    whole = watch_parts(replace(parts, part_max_share=0), 0.3, 90)
     assert whole[0].boxes == [] and whole[1].part_counts == 0
     settled = [
         next(k for k in range(30, 90) if v[k].steady and shown_view(v[k]).get("pump") == 2)
@@ -320,3 +322,24 @@ def test_a_card_inside_a_counted_part_and_not_found_there_is_missed_one_outside_
     assert view.waiting == ("unseen",)
     assert table.tracks[3].last_s == 1.5  # d, outside the part: still there
     assert table.tracks[1].last_s == 0.9  # a, inside it: missed since
+
+
+def test_a_deck_is_known_after_three_sure_frames_when_counts_come_late_four_on_time() -> None:
+    def sure(k: int) -> tuple[str, float]:
+        return ("pump", 0.99)
+
+    quick = LiveSettings(appear_s=0, appear_min_hits=1, appear_min_share=0)
+    on_time = feed_named(SteadyTable(DECKS, quick), 8, sure)
+    late_table = SteadyTable(DECKS, quick)
+    late_table.decided_lead = quick.late_decided_lead
+    late = feed_named(late_table, 8, sure)
+    # 3 x 0.99 = 2.97: short of 3.0, past 2.85
+    assert [v.steady for v in on_time].index(True) == 3
+    assert [v.steady for v in late].index(True) == 2
+    assert "undecided" in on_time[2].waiting
+    # the watcher takes the late lead once whole frames' counts come later than due
+    settings = LiveSettings(count_every_s=0.125, part_max_share=0)
+    _, slow, _ = watch_parts(settings, 0.3, 20)
+    assert slow.late and slow.table.decided_lead == settings.late_decided_lead
+    _, file, _ = watch_parts(settings, 0.0, 20)
+    assert not file.late and file.table.decided_lead == settings.decided_lead

@@ -132,6 +132,14 @@ class Watcher:
         (median; 0 before the first)."""
         return statistics.median(self._lags) if self._lags else 0.0
 
+    @property
+    def late(self) -> bool:
+        """Whether whole frames' counts reach the table later than ``count_every_s`` after
+        their frame (median of the last ones): a camera's frames on a slow machine, not a
+        file's, each counted on its own frame."""
+        lags = self._whole_lags
+        return bool(lags) and statistics.median(lags) > self.settings.count_every_s
+
     def count_photo(self, image: Array, name: str = "still") -> Count:
         """``image`` counted as a still (the finished spreads), between the loop's counts
         (the loop's own counts come through here too, as ``"frame"``)."""
@@ -158,9 +166,7 @@ class Watcher:
         size (`Counter.part_scale`), and a part that needs a look
         (`SteadyTable.needs_look`)."""
         s = self.settings
-        if s.part_max_share <= 0 or self.tally is not None or not self._whole_lags:
-            return None
-        if statistics.median(self._whole_lags) <= s.count_every_s:
+        if s.part_max_share <= 0 or self.tally is not None or not self.late:
             return None
         if t - self._whole_t >= s.part_whole_every_s:
             return None
@@ -181,6 +187,8 @@ class Watcher:
         part, self._part = self._part, None
         if part is None:
             self._whole_lags.append(t - done.t)
+            s = self.settings
+            self.table.decided_lead = s.late_decided_lead if self.late else s.decided_lead
         if part is None:
             matches = self.tracker.update(count.cards)
         else:
