@@ -122,10 +122,9 @@ class TrackEvidence:
     def decided(self, t: float, settings: LiveSettings, lead: float | None = None) -> bool:
         """Whether the card's deck is known: its leading deck's votes lead the next one's
         by ``lead`` (``decided_lead`` unless given; about that many frames' naming
-        confidence), or it was first
-        seen ``decide_max_s`` ago and has been seen in ``decide_min_hits`` counted frames
-        (a card the namer keeps calling two decks: its votes decide, and the count's range
-        shows the doubt), or it is a face."""
+        confidence), or it was first seen ``decide_max_s`` ago and has been seen in
+        ``decide_min_hits`` counted frames (a card the namer keeps calling two decks: its
+        votes decide, and the count's range shows the doubt), or it is a face."""
         lead = settings.decided_lead if lead is None else lead
         if lead <= 0 or self.side != BACK:
             return True
