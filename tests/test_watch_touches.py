@@ -283,8 +283,7 @@ def test_a_card_laid_is_looked_at_in_the_part_of_the_frame_it_touched() -> None:
     # counted only around b; d and f lie outside those parts, are not looked at, and stay
     # counted without the view waiting for them. (The stub's cards are large: a part
     # around one of them is 0.65 of its frame.)
-    # (the deck's lead as on time: the parts alone make the difference below)
-    parts = LiveSettings(count_every_s=0, part_max_share=0.9, late_decided_lead=3.0)
+    parts = LiveSettings(count_every_s=0, part_max_share=0.9)
     counter, watcher, views = watch_parts(parts, 0.3, 90)
     assert watcher.part_counts == len(counter.boxes) > 0
     b = np.array([[70, 10], [110, 70]])
@@ -324,11 +323,11 @@ def test_a_card_inside_a_counted_part_and_not_found_there_is_missed_one_outside_
     assert table.tracks[1].last_s == 0.9  # a, inside it: missed since
 
 
-def test_a_deck_is_known_after_three_sure_frames_when_counts_come_late_four_on_time() -> None:
+def test_a_late_lead_decides_a_deck_after_three_sure_frames_when_counts_come_late() -> None:
     def sure(k: int) -> tuple[str, float]:
         return ("pump", 0.99)
 
-    quick = LiveSettings(appear_s=0, appear_min_hits=1, appear_min_share=0)
+    quick = LiveSettings(appear_s=0, appear_min_hits=1, appear_min_share=0, late_decided_lead=2.85)
     on_time = feed_named(SteadyTable(DECKS, quick), 8, sure)
     late_table = SteadyTable(DECKS, quick)
     late_table.decided_lead = quick.late_decided_lead
@@ -338,7 +337,7 @@ def test_a_deck_is_known_after_three_sure_frames_when_counts_come_late_four_on_t
     assert [v.steady for v in late].index(True) == 2
     assert "undecided" in on_time[2].waiting
     # the watcher takes the late lead once whole frames' counts come later than due
-    settings = LiveSettings(count_every_s=0.125, part_max_share=0)
+    settings = LiveSettings(count_every_s=0.125, part_max_share=0, late_decided_lead=2.85)
     _, slow, _ = watch_parts(settings, 0.3, 20)
     assert slow.late and slow.table.decided_lead == settings.late_decided_lead
     _, file, _ = watch_parts(settings, 0.0, 20)

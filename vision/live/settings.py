@@ -69,9 +69,9 @@ class LiveSettings:
             as STEADY and then changed (0: off) ...
         late_decided_lead: ... ``decided_lead`` when the counts come later than due (whole
             frames' counts later than ``count_every_s`` after their frame: a camera on 2
-            cores, counted 2-4 times a second): three sure frames, each a third of a second
-            or more from the next, rather than four (on time, a fourth frame costs an
-            eighth of a second and spares a few wrong STEADY counts) ...
+            cores). 2.85 (three sure frames rather than four) settled sooner in replays but
+            not when watched in real time, and was wrong in more STEADY frames there
+            (docs/history.md) ...
         decide_max_s: ... or until the card was first seen this long ago ...
         decide_min_hits: ... and seen in at least this many counted frames (a counter slower
             than the camera gives fewer votes in ``decide_max_s``).
@@ -127,7 +127,7 @@ class LiveSettings:
     touch_new_s: float = 1.5
     could_be_min_share: float = 0.2
     decided_lead: float = 3.0
-    late_decided_lead: float = 2.85
+    late_decided_lead: float = 3.0
     decide_max_s: float = 2.0
     decide_min_hits: int = 10
     part_max_share: float = 0.5
