@@ -131,3 +131,76 @@ def test_a_back_named_a_deck_that_looks_like_no_deck_is_flagged() -> None:
     # At a bar above its share, the foreign back passes unmarked.
     found.uncertain_other_probability = 0.3
     assert found.uncertain == []
+
+
+def test_piles_failures_say_which_tops_and_how_much_of_them_showed() -> None:
+    from vision.evaluate.piles import PilesEvaluation
+    from vision.piles.read import Pile, Piles
+
+    def truth_pile(x: float, color: str, top: int, card: int) -> dict:
+        return {
+            "color": color,
+            "top": top,
+            "face_down": False,
+            "corners": quad(x, 0, 60, 90),
+            "top_card_id": card,
+        }
+
+    def read_pile(x: float, top: int | None, uncertain: bool, place: bool = False) -> Pile:
+        return Pile(
+            np.asarray(quad(x, 0, 60, 90), np.float32),
+            "red",
+            top,
+            False,
+            0.9,
+            (),
+            uncertain,
+            place_only=place,
+        )
+
+    truth = {
+        "image": "p.jpg",
+        "cards": [{"id": k, "visible_fraction": v} for k, v in enumerate((1.0, 0.46, 1.0, 0.8))],
+        "dutch_piles": [
+            truth_pile(0, "red", 4, 0),
+            truth_pile(200, "yellow", 1, 1),
+            truth_pile(400, "blue", 8, 2),
+            truth_pile(600, "green", 3, 3),
+        ],
+    }
+    read = Piles(
+        "p.jpg",
+        (800, 100),
+        (
+            read_pile(0, 4, False),  # right
+            read_pile(200, None, True),  # under a hand: flagged, nothing read
+            read_pile(400, 5, False),  # read wrong, nothing warns
+            read_pile(900, None, True, place=True),  # a place where no pile lies
+        ),
+        {},
+    )  # the green 3 is missed
+    ev = PilesEvaluation()
+    ev.add(truth, read)
+    out = ev.to_json()
+    assert (out["top_exact"], out["top_flagged"], out["top_silent_wrong"], out["missed"]) == (
+        0.25,
+        0.25,
+        0.25,
+        0.25,
+    )
+    assert out["extra_piles"] == 1 and out["extra_unflagged"] == 0
+    assert out["total_flagged"] == 1.0
+    assert out["failures"] == [
+        {
+            "image": "p.jpg",
+            "total": 9,
+            "true_total": 16,
+            "complete": False,
+            "wrong": [
+                "flagged yellow 1 (top 46% seen, 90 px), read nothing",
+                "read 5 for blue 8 (top 100% seen, 90 px), not flagged",
+                "missed green 3 (top 80% seen, 90 px)",
+                "extra pile where none lies (a place, flagged)",
+            ],
+        }
+    ]

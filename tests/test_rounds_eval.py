@@ -39,6 +39,8 @@ def test_a_synthetic_round_is_consistent_and_eval_scores_it(tallero, tmp_path):
     assert w["truth_among_ways"] <= w["ways_listed"]
     assert w["round_exact"] <= w["round_exact_after_choice"]
     assert ev["piles"]["photos"] == 1 and ev["piles"]["piles"] == len(rnd["piles"])
+    # a piles photo not right and complete says which piles made it so
+    assert len(ev["piles"]["failures"]) == (ev["piles"]["total_exact"] != 1.0)
     # without the piles photo, a round asks for a look exactly when one of its photos does
     asked = ev["asked_by"]
     assert set(asked) == {"dutch_photo", "blitz_photo", "piles_photo"}

@@ -4,6 +4,11 @@ Each truth pile (its top card's corners, its top, face down or not) is matched t
 pile whose top card lies nearest, within half a card. Per pile: its top read exactly,
 flagged for a look, or read wrong with no flag (the miss nothing warns of). Per photo: the
 total exact and given as complete, flagged (not complete), or wrong with no flag.
+
+A photo whose total is not right and complete is listed in ``failures`` with each pile
+not read exactly: missed, flagged or read wrong, and how much of its top card showed and
+how long it lay in the photo (a top under a hand, a pencil or a phone is flagged rightly;
+one in full view is the reader's to read), and each pile read where none lies.
 """
 
 from __future__ import annotations
@@ -16,8 +21,20 @@ from typing import Any
 
 import numpy as np
 
+from vision.core.geometry import long_side
 from vision.evaluate.metrics import counted_scenes
 from vision.piles.read import Piles, piles_seen
+
+
+def truth_pile_text(truth: dict[str, Any], pile: dict[str, Any]) -> str:
+    """A truth pile as a failure names it: ``"yellow 1 (top 82% seen, 159 px)"``."""
+    name = "face-down 10" if pile["face_down"] else f"{pile['color']} {pile['top']}"
+    cards = {c["id"]: c for c in truth.get("cards", [])}
+    top = cards.get(pile.get("top_card_id"))
+    length = f"{long_side(np.asarray(pile['corners'], np.float64)):.0f} px"
+    if top is None:
+        return f"{name} ({length})"
+    return f"{name} (top {top['visible_fraction']:.0%} seen, {length})"
 
 
 @dataclass
@@ -57,24 +74,29 @@ class PilesEvaluation:
             self.down_piles += bool(t["face_down"])
             if not order:
                 self.missed += 1
-                wrong.append(f"missed {t['color']} {t['top']}")
+                wrong.append(f"missed {truth_pile_text(truth, t)}")
                 continue
             k = order[0]
             used.add(k)
             p = piles.piles[k]
             right = p.top == int(t["top"]) and p.down == bool(t["face_down"])
+            read = "down" if p.down else ("nothing" if p.top is None else str(p.top))
             if p.uncertain:
                 self.flagged += 1
+                wrong.append(f"flagged {truth_pile_text(truth, t)}, read {read}")
             elif right:
                 self.top_exact += 1
                 self.down_exact += bool(t["face_down"])
             else:
                 self.silent_wrong += 1
-                wrong.append(f"read {p.top} (down {p.down}) for {t['top']} (down {t['face_down']})")
+                wrong.append(f"read {read} for {truth_pile_text(truth, t)}, not flagged")
         for k, p in enumerate(piles.piles):
             if k not in used:
                 self.extra += 1
                 self.extra_unflagged += not p.uncertain
+                what = "a place" if p.place_only else ("down" if p.down else str(p.top))
+                flag = "flagged" if p.uncertain else "not flagged"
+                wrong.append(f"extra pile where none lies ({what}, {flag})")
         if not piles.complete:
             self.total_flagged += 1
         elif piles.total == true_total:
