@@ -176,6 +176,7 @@ def test_piles_failures_say_which_tops_and_how_much_of_them_showed() -> None:
             read_pile(200, None, True),  # under a hand: flagged, nothing read
             read_pile(400, 5, False),  # read wrong, nothing warns
             read_pile(900, None, True, place=True),  # a place where no pile lies
+            read_pile(1100, 2, True),  # a hand taken for a pile
         ),
         {},
     )  # the green 3 is missed
@@ -188,12 +189,12 @@ def test_piles_failures_say_which_tops_and_how_much_of_them_showed() -> None:
         0.25,
         0.25,
     )
-    assert out["extra_piles"] == 1 and out["extra_unflagged"] == 0
+    assert out["extra_piles"] == 2 and out["extra_unflagged"] == 0
     assert out["total_flagged"] == 1.0
     assert out["failures"] == [
         {
             "image": "p.jpg",
-            "total": 9,
+            "total": 11,
             "true_total": 16,
             "complete": False,
             "wrong": [
@@ -201,6 +202,7 @@ def test_piles_failures_say_which_tops_and_how_much_of_them_showed() -> None:
                 "read 5 for blue 8 (top 100% seen, 90 px), not flagged",
                 "missed green 3 (top 80% seen, 90 px)",
                 "extra pile where none lies (a place, flagged)",
+                "extra pile where none lies (read 2, flagged)",
             ],
         }
     ]

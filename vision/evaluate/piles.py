@@ -23,7 +23,12 @@ import numpy as np
 
 from vision.core.geometry import long_side
 from vision.evaluate.metrics import counted_scenes
-from vision.piles.read import Piles, piles_seen
+from vision.piles.read import Pile, Piles, piles_seen
+
+
+def read_as(pile: Pile) -> str:
+    """What was read of a pile: ``"down"``, its top, or ``"nothing"``."""
+    return "down" if pile.down else ("nothing" if pile.top is None else str(pile.top))
 
 
 def truth_pile_text(truth: dict[str, Any], pile: dict[str, Any]) -> str:
@@ -80,7 +85,7 @@ class PilesEvaluation:
             used.add(k)
             p = piles.piles[k]
             right = p.top == int(t["top"]) and p.down == bool(t["face_down"])
-            read = "down" if p.down else ("nothing" if p.top is None else str(p.top))
+            read = read_as(p)
             if p.uncertain:
                 self.flagged += 1
                 wrong.append(f"flagged {truth_pile_text(truth, t)}, read {read}")
@@ -94,7 +99,7 @@ class PilesEvaluation:
             if k not in used:
                 self.extra += 1
                 self.extra_unflagged += not p.uncertain
-                what = "a place" if p.place_only else ("down" if p.down else str(p.top))
+                what = "a place" if p.place_only else f"read {read_as(p)}"
                 flag = "flagged" if p.uncertain else "not flagged"
                 wrong.append(f"extra pile where none lies ({what}, {flag})")
         if not piles.complete:
