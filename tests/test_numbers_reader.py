@@ -288,3 +288,32 @@ def test_a_reader_pair_reads_with_both_and_keeps_what_they_agree_on():
     pair = ReaderPair(Stub([2, -1, 9]), Stub([2, 6, 8]))
     assert pair.read(None, None).values.tolist() == [2, 6, -1]
     assert pair.parts == [pair.own, pair.shipped]
+
+
+def test_an_object_over_an_index_hides_it_and_one_beside_it_does_not():
+    from vision.synth.face_crops import INDEX_COVERED, index_covered
+
+    card = (10, 20, 56, 87)  # x, y, w, h of a card lying in a 120x130 picture
+    mask = np.zeros((130, 120), np.uint8)
+    mask[20:40, 10:30] = 1  # a fingertip over the top-left index
+    top, bottom = index_covered(mask, card)
+    assert top >= INDEX_COVERED and bottom == 0.0
+    mask[:] = 0
+    mask[50:80, 30:40] = 1  # a pen across the middle of the card
+    assert index_covered(mask, card) == (0.0, 0.0)
+    mask[95:107, 50:66] = 1  # and over the bottom-right index
+    assert index_covered(mask, card)[1] >= INDEX_COVERED
+
+
+def test_faces_drawn_with_objects_over_them_teach_hidden_indices_and_stay_reproducible():
+    from vision.synth.face_crops import drawn_crops
+
+    plain = drawn_crops(40, 5, 48, 72)
+    crops, values, covered = drawn_crops(40, 5, 48, 72, objects=1.0)
+    again = drawn_crops(40, 5, 48, 72, objects=1.0)
+    assert np.array_equal(crops, again[0]) and np.array_equal(covered, again[2])
+    assert values.shape == (40,) and set(values.tolist()) <= set(range(1, 11))
+    # fingers, pens and phones aimed at the indices hide many more than neighbours alone
+    assert covered.sum() > plain[2].sum() + 10
+    # and most faces keep at least one index readable
+    assert (~covered.all(axis=1)).mean() > 0.5

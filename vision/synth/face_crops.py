@@ -23,11 +23,23 @@ from vision.core.rectify import CardRectifier
 from vision.synth.art import load_style
 from vision.synth.art_family import TRAIN_FAMILIES
 from vision.synth.art_family_style import FamilyStyle
-from vision.synth.decks import CARD_H_PX, CARD_W_PX, FACE_COLORS
+from vision.synth.decks import CARD_H_MM, CARD_H_PX, CARD_W_PX, FACE_COLORS
 
 VALUES = tuple(range(1, 11))
 # The share of an index's corner that a neighbouring card must cover for it to be hidden.
 INDEX_COVERED = 0.3
+# Where an index's digit lies on a face (shares of its width and height, from the top left;
+# the other index mirrored): an object over the card hides the index when it covers
+# `INDEX_COVERED` of this box, and leaves it readable when it covers under `INDEX_GRAZED`
+# (a placing in between is drawn again: its label would be a guess).
+INDEX_BOX = ((0.03, 0.32), (0.02, 0.20))
+INDEX_GRAZED = 0.1
+# Skin tones (BGR) of the hands `vision.synth.distractors` draws, and the colours of pens
+# and pencils (dark, red, blue, white, green, wood, yellow) and of phones.
+SKIN = ((120, 160, 215), (95, 135, 190), (60, 95, 140), (45, 70, 100))
+PEN = ((30, 30, 30), (160, 60, 20), (30, 30, 170), (220, 220, 220), (40, 140, 40),
+       (120, 170, 200), (40, 190, 230))  # fmt: skip
+PHONE = ((20, 20, 20), (40, 40, 45), (180, 180, 180), (120, 60, 30), (60, 60, 160))
 
 
 def _style(rng: np.random.Generator, family_share: float) -> object:
@@ -40,15 +52,88 @@ def _style(rng: np.random.Generator, family_share: float) -> object:
 LONG_PX = (36.0, 220.0)
 
 
+def _capsule(a: np.ndarray, b: np.ndarray, r0: float, r1: float) -> np.ndarray:
+    """The outline of a tapered stroke from ``a`` (half width ``r0``) to ``b`` (``r1``),
+    both ends round: a finger, a pen, a pencil."""
+    d = (b - a) / max(float(np.linalg.norm(b - a)), 1e-6)
+    n = np.array([-d[1], d[0]])
+    t = np.linspace(0, np.pi, 9)[:, None]
+    tip = b + r1 * (np.cos(t) * n + np.sin(t) * d)
+    tail = a - r0 * (np.cos(t) * n + np.sin(t) * d)
+    return np.vstack([tip, tail]).astype(np.float32)
+
+
+def _object_over(
+    small: np.ndarray, card: tuple[int, int, int, int], rng: np.random.Generator
+) -> np.ndarray:
+    """Draws a finger, a pen or pencil, or a phone's corner over the card lying at ``card``
+    (x, y, w, h) in ``small``, most often over one of its indices; returns its mask."""
+    x, y, w, h = card
+    mm = h / CARD_H_MM
+    (u0, u1), (v0, v1) = INDEX_BOX
+    corner = int(rng.integers(3))  # top-left index, bottom-right index, anywhere
+    u, v = (
+        [((u0 + u1) / 2, (v0 + v1) / 2), (1 - (u0 + u1) / 2, 1 - (v0 + v1) / 2)][min(corner, 1)]
+        if corner < 2
+        else (rng.uniform(0.1, 0.9), rng.uniform(0.1, 0.9))
+    )
+    target = np.array([x + u * w, y + v * h]) + rng.normal(0, 0.06 * w, 2)
+    angle = rng.uniform(0, 2 * np.pi)
+    along = np.array([np.cos(angle), np.sin(angle)])
+    mask = np.zeros(small.shape[:2], np.uint8)
+    kind = rng.choice(3, p=[0.45, 0.4, 0.15])
+    if kind == 0:  # a finger: its tip at the target, reaching in from outside
+        r = rng.uniform(7, 9.5) * mm
+        shape = _capsule(target + along * rng.uniform(60, 90) * mm, target, r * 1.1, r * 0.8)
+        color = np.array(SKIN[int(rng.integers(len(SKIN)))]) * rng.uniform(0.85, 1.1)
+    elif kind == 1:  # a pen or pencil lying across the target
+        r = rng.uniform(3.5, 5.5) * mm
+        half = rng.uniform(60, 75) * mm
+        off = rng.uniform(-0.6, 0.6) * half
+        a = target + along * (off - half)
+        b = target + along * (off + half)
+        shape = _capsule(a, b, r, r * rng.uniform(0.6, 1.0))
+        color = np.array(PEN[int(rng.integers(len(PEN)))], np.float64)
+    else:  # a phone whose corner lies on the target
+        pw, ph = rng.uniform(68, 78) * mm, rng.uniform(140, 162) * mm
+        across = np.array([-along[1], along[0]])
+        shape = np.array(
+            [target, target + along * ph, target + along * ph + across * pw, target + across * pw]
+        ).astype(np.float32)
+        color = np.array(PHONE[int(rng.integers(len(PHONE)))], np.float64)
+    cv2.fillPoly(mask, [np.round(shape).astype(np.int32)], 1)
+    shade = rng.uniform(0.75, 1.1) * color
+    small[mask > 0] = np.clip(shade + rng.normal(0, 4, 3), 0, 255).astype(np.uint8)
+    if kind < 2:  # its outline a little darker, as the drawn hands and pens have
+        cv2.polylines(small, [np.round(shape).astype(np.int32)], True,
+                      tuple(float(c) for c in np.clip(shade * 0.7, 0, 255)), 1)  # fmt: skip
+    return mask
+
+
+def index_covered(mask: np.ndarray, card: tuple[int, int, int, int]) -> tuple[float, float]:
+    """The share of the top-left and of the bottom-right index box (`INDEX_BOX`) of the
+    card lying at ``card`` (x, y, w, h) that ``mask`` covers."""
+    x, y, w, h = card
+    (u0, u1), (v0, v1) = INDEX_BOX
+    top = mask[y + int(v0 * h) : y + int(v1 * h) + 1, x + int(u0 * w) : x + int(u1 * w) + 1]
+    bottom = mask[
+        y + h - int(v1 * h) - 1 : y + h - int(v0 * h), x + w - int(u1 * w) - 1 : x + w - int(u0 * w)
+    ]
+    return float((top > 0).mean()), float((bottom > 0).mean())
+
+
 def photograph(
     face: np.ndarray,
     rng: np.random.Generator,
     width_px: int,
     height_px: int,
     long_px_range: tuple[float, float] = LONG_PX,
+    objects: float = 0.0,
 ) -> tuple[np.ndarray, bool, bool]:
     """One crop of ``face`` (a full card picture) as a table photo would give it, and
-    whether the index in the crop's top band, and in its bottom band, is covered."""
+    whether the index in the crop's top band, and in its bottom band, is covered. With
+    ``objects``, that share of the faces has a finger, a pen or a phone over it, most often
+    over an index (`_object_over`)."""
     # how big the card lies in the photo: its long side in pixels; all else at that size
     lo, hi = long_px_range
     long_px = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
@@ -83,6 +168,16 @@ def photograph(
         ]
     else:
         hidden = [False, False]
+    if objects and rng.random() < objects:
+        card = (pad, pad, w, h)
+        for _ in range(20):  # a placing that clearly hides an index or clearly does not
+            base = small.copy()
+            covered = index_covered(_object_over(base, card, rng), card)
+            if all(c < INDEX_GRAZED or c >= INDEX_COVERED for c in covered):
+                small = base
+                hidden = [hidden[0] or covered[0] >= INDEX_COVERED,
+                          hidden[1] or covered[1] >= INDEX_COVERED]  # fmt: skip
+                break
     # the detector's corners: the card's, each off by ~2.5% of the card's width
     quad = np.array([[pad, pad], [pad + w, pad], [pad + w, pad + h], [pad, pad + h]], np.float32)
     quad += rng.normal(0, 0.025 * w, (4, 2)).astype(np.float32)
@@ -112,6 +207,7 @@ def drawn_crops(
     family_share: float = 0.5,
     looks_per_face: int = 4,
     long_px_range: tuple[float, float] = LONG_PX,
+    objects: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``n`` photographed faces: crops ``(n, height_px, width_px, 3)`` uint8 BGR, their
     values ``(n,)`` and ``(n, 2)`` whether the index in the crop's top band, and in its
@@ -119,7 +215,8 @@ def drawn_crops(
 
     Each drawn face gives ``looks_per_face`` photographs; ``family_share`` of the faces
     come from a random training art family, the rest from the stand-in art; each card's
-    long side in the photo is drawn from ``long_px_range`` pixels (log-uniform).
+    long side in the photo is drawn from ``long_px_range`` pixels (log-uniform);
+    ``objects`` of the photographs have a finger, a pen or a phone over the card.
     """
     rng = np.random.default_rng([seed, 0xFACE])
     crops = np.empty((n, height_px, width_px, 3), np.uint8)
@@ -133,7 +230,7 @@ def drawn_crops(
         face = style.draw_face(color, value, rng, CARD_W_PX, CARD_H_PX)  # type: ignore[attr-defined]
         for _ in range(min(looks_per_face, n - k)):
             crops[k], covered[k, 0], covered[k, 1] = photograph(
-                face, rng, width_px, height_px, long_px_range
+                face, rng, width_px, height_px, long_px_range, objects
             )
             values[k] = value
             k += 1

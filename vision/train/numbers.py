@@ -42,12 +42,13 @@ CLASSES = (*(str(v) for v in VALUES), HIDDEN)
 
 
 def drawn_bands(
-    n: int, seed: int, long_px_range: tuple[float, float] = LONG_PX
+    n: int, seed: int, long_px_range: tuple[float, float] = LONG_PX, objects: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray]:
     """``2n`` index bands of ``n`` photographed faces (their long side ``long_px_range``
-    pixels) and their class indices (a covered index is ``hidden``)."""
+    pixels; ``objects`` of them with a finger, a pen or a phone over the card) and their
+    class indices (a covered index is ``hidden``)."""
     crops, values, covered = drawn_crops(
-        n, seed, CARD_CROP_W_PX, CARD_CROP_H_PX, long_px_range=long_px_range
+        n, seed, CARD_CROP_W_PX, CARD_CROP_H_PX, long_px_range=long_px_range, objects=objects
     )
     labels = np.where(covered, len(VALUES), (values - 1)[:, None])
     return index_bands(crops), labels.reshape(-1)
@@ -296,6 +297,7 @@ def train(
     drawn_long_px: tuple[float, float] = LONG_PX,
     scene_stretch: float = 0.0,
     found: list[Path] | None = None,
+    drawn_objects: float = 0.0,
 ) -> dict[str, object]:
     """Fit the reader, export it to ``out`` (ONNX) and return its figures. ``cache``: a
     folder where the drawn and scene bands (``.npz``, one file per scene folder) and the
@@ -305,7 +307,8 @@ def train(
     ``drawn_long_px``: how long the drawn faces lie in their photos, pixels;
     ``scene_stretch``: the scene faces' corners lengthened (`scene_bands`); ``found``:
     scene folders whose faces are cut out where the shipped counter finds them
-    (`found_bands`)."""
+    (`found_bands`); ``drawn_objects``: the share of drawn faces with a finger, a pen or a
+    phone over the card (an index it covers is ``hidden``)."""
 
     def bands(name: str, make: Callable[[], tuple[np.ndarray, np.ndarray]]) -> tuple:
         if cache is not None and (cache / f"{name}.npz").is_file():
@@ -318,7 +321,10 @@ def train(
         return x, y
 
     t0 = time.time()
-    x_drawn, y_drawn = bands("drawn", lambda: drawn_bands(drawn, seed, drawn_long_px))
+    x_drawn, y_drawn = bands(
+        f"drawn-objects-{drawn_objects:g}" if drawn_objects else "drawn",
+        lambda: drawn_bands(drawn, seed, drawn_long_px, drawn_objects),
+    )
     per_folder = [
         bands(
             f"scene-{folder.name}",
@@ -383,6 +389,7 @@ def train(
         "scene_stretch": scene_stretch,
         "found": [str(p) for p in found or []],
         "init": str(init) if init is not None else None,
+        "drawn_objects": drawn_objects,
     }
     export(net, out, {"recipe": json.dumps(recipe), "figures": json.dumps(figures)})
     save_weights(net, out.with_suffix(".pt"), hidden, channels)
@@ -432,13 +439,17 @@ def main(argv: list[str] | None = None) -> None:
         "--found-scenes", type=Path, nargs="*", default=[],
         help="scene folders whose faces are cut where the shipped counter finds them",
     )  # fmt: skip
+    ap.add_argument(
+        "--drawn-objects", type=float, default=0.0,
+        help="share of drawn faces with a finger, a pen or a phone over the card",
+    )  # fmt: skip
     a = ap.parse_args(argv)
     c1, c2, c3 = (int(v) for v in a.channels.split(","))
     lo, hi = (float(v) for v in a.drawn_long_px.split(","))
     figures = train(
         a.out, a.scenes, a.val_scenes, a.drawn, a.epochs, a.seed, a.threads, a.cache,
         a.hidden, a.lr, (c1, c2, c3), a.budget_s, a.init, (lo, hi), a.scene_stretch,
-        a.found_scenes,
+        a.found_scenes, a.drawn_objects,
     )  # fmt: skip
     print(json.dumps(figures))
 
