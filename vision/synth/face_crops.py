@@ -31,7 +31,8 @@ INDEX_COVERED = 0.3
 # Where an index's digit lies on a face (shares of its width and height, from the top left;
 # the other index mirrored): an object over the card hides the index when it covers
 # `INDEX_COVERED` of this box, and leaves it readable when it covers under `INDEX_GRAZED`
-# (a placing in between is drawn again: its label would be a guess).
+# (a placing in between is drawn again: its label would be a guess). A neighbouring card's
+# straight edge keeps the wider corner the shipped reader was labelled with (`photograph`).
 INDEX_BOX = ((0.03, 0.32), (0.02, 0.20))
 INDEX_GRAZED = 0.1
 # Skin tones (BGR) of the hands `vision.synth.distractors` draws, and the colours of pens
@@ -72,11 +73,12 @@ def _object_over(
     mm = h / CARD_H_MM
     (u0, u1), (v0, v1) = INDEX_BOX
     corner = int(rng.integers(3))  # top-left index, bottom-right index, anywhere
-    u, v = (
-        [((u0 + u1) / 2, (v0 + v1) / 2), (1 - (u0 + u1) / 2, 1 - (v0 + v1) / 2)][min(corner, 1)]
-        if corner < 2
-        else (rng.uniform(0.1, 0.9), rng.uniform(0.1, 0.9))
-    )
+    if corner == 2:
+        u, v = rng.uniform(0.1, 0.9), rng.uniform(0.1, 0.9)
+    else:
+        u, v = (u0 + u1) / 2, (v0 + v1) / 2
+        if corner == 1:
+            u, v = 1 - u, 1 - v
     target = np.array([x + u * w, y + v * h]) + rng.normal(0, 0.06 * w, 2)
     angle = rng.uniform(0, 2 * np.pi)
     along = np.array([np.cos(angle), np.sin(angle)])
