@@ -31,10 +31,10 @@ def read_as(pile: Pile) -> str:
     return "down" if pile.down else ("nothing" if pile.top is None else str(pile.top))
 
 
-def truth_pile_text(truth: dict[str, Any], pile: dict[str, Any]) -> str:
-    """A truth pile as a failure names it: ``"yellow 1 (top 82% seen, 159 px)"``."""
+def truth_pile_text(cards: dict[int, dict[str, Any]], pile: dict[str, Any]) -> str:
+    """A truth pile as a failure names it, its top card found in its photo's ``cards`` (by
+    id): ``"yellow 1 (top 82% seen, 159 px)"``."""
     name = "face-down 10" if pile["face_down"] else f"{pile['color']} {pile['top']}"
-    cards = {c["id"]: c for c in truth.get("cards", [])}
     top = cards.get(pile.get("top_card_id"))
     length = f"{long_side(np.asarray(pile['corners'], np.float64)):.0f} px"
     if top is None:
@@ -69,6 +69,7 @@ class PilesEvaluation:
         centres = np.array([np.mean(p.corners, axis=0) for p in piles.piles]).reshape(-1, 2)
         used: set[int] = set()
         wrong: list[str] = []
+        cards = {c["id"]: c for c in truth.get("cards", [])}
         for t in tp:
             q = np.asarray(t["corners"], np.float64)
             reach = 0.5 * float(np.linalg.norm(q[0] - q[2]))
@@ -79,7 +80,7 @@ class PilesEvaluation:
             self.down_piles += bool(t["face_down"])
             if not order:
                 self.missed += 1
-                wrong.append(f"missed {truth_pile_text(truth, t)}")
+                wrong.append(f"missed {truth_pile_text(cards, t)}")
                 continue
             k = order[0]
             used.add(k)
@@ -88,13 +89,13 @@ class PilesEvaluation:
             read = read_as(p)
             if p.uncertain:
                 self.flagged += 1
-                wrong.append(f"flagged {truth_pile_text(truth, t)}, read {read}")
+                wrong.append(f"flagged {truth_pile_text(cards, t)}, read {read}")
             elif right:
                 self.top_exact += 1
                 self.down_exact += bool(t["face_down"])
             else:
                 self.silent_wrong += 1
-                wrong.append(f"read {read} for {truth_pile_text(truth, t)}, not flagged")
+                wrong.append(f"read {read} for {truth_pile_text(cards, t)}, not flagged")
         for k, p in enumerate(piles.piles):
             if k not in used:
                 self.extra += 1
