@@ -119,19 +119,18 @@ class TrackEvidence:
             card.deck_confidence[0] = 1.0
         return card
 
-    def decided(self, t: float, settings: LiveSettings, lead: float | None = None) -> bool:
+    def decided(self, t: float, settings: LiveSettings) -> bool:
         """Whether the card's deck is known: its leading deck's votes lead the next one's
-        by ``lead`` (``decided_lead`` unless given; about that many frames' naming
-        confidence), or it was first seen ``decide_max_s`` ago and has been seen in
-        ``decide_min_hits`` counted frames (a card the namer keeps calling two decks: its
-        votes decide, and the count's range shows the doubt), or it is a face."""
-        lead = settings.decided_lead if lead is None else lead
-        if lead <= 0 or self.side != BACK:
+        by ``decided_lead`` (about that many frames' naming confidence), or it was first
+        seen ``decide_max_s`` ago and has been seen in ``decide_min_hits`` counted frames
+        (a card the namer keeps calling two decks: its votes decide, and the count's range
+        shows the doubt), or it is a face."""
+        if settings.decided_lead <= 0 or self.side != BACK:
             return True
         if t - self.first_s >= settings.decide_max_s and self.hits >= settings.decide_min_hits:
             return True
         votes = sorted(self.deck_votes.values(), reverse=True) + [0.0, 0.0]
-        return votes[0] - votes[1] >= lead
+        return votes[0] - votes[1] >= settings.decided_lead
 
     def settled_could_be(self, min_share: float) -> tuple[str, ...]:
         """Other decks this card could be: any frame's doubt, or a deck with a fair share of

@@ -67,11 +67,6 @@ class LiveSettings:
             until its leading deck's summed naming confidence leads the next deck's by this
             much (about as many frames), so a deck the first frames got wrong is not shown
             as STEADY and then changed (0: off) ...
-        late_decided_lead: ... ``decided_lead`` when the counts come later than due (whole
-            frames' counts later than ``count_every_s`` after their frame: a camera on 2
-            cores). 2.85 (three sure frames rather than four) settled sooner in replays but
-            not when watched in real time, and was wrong in more STEADY frames there
-            (docs/history.md) ...
         decide_max_s: ... or until the card was first seen this long ago ...
         decide_min_hits: ... and seen in at least this many counted frames (a counter slower
             than the camera gives fewer votes in ``decide_max_s``).
@@ -127,7 +122,6 @@ class LiveSettings:
     touch_new_s: float = 1.5
     could_be_min_share: float = 0.2
     decided_lead: float = 3.0
-    late_decided_lead: float = 3.0
     decide_max_s: float = 2.0
     decide_min_hits: int = 10
     part_max_share: float = 0.5
@@ -162,8 +156,8 @@ class LiveSettings:
         ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0 seconds")
-        if self.appear_min_evidence < 0 or self.decided_lead < 0 or self.late_decided_lead < 0:
-            raise ValueError("appear_min_evidence and the decided leads must be >= 0")
+        if self.appear_min_evidence < 0 or self.decided_lead < 0:
+            raise ValueError("appear_min_evidence and decided_lead must be >= 0")
         if not 0 <= self.part_max_share <= 1:
             raise ValueError("part_max_share must be in [0, 1]")
         if self.decide_min_hits < 0:

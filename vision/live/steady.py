@@ -92,9 +92,6 @@ class SteadyTable:
         self._seen_key: tuple[tuple[int, int], ...] | None = None
         self._seen_cards = Cards.empty()
         self.touches = Touches(settings.touch_open_cells)
-        # The lead a deck's votes need (`LiveSettings.decided_lead`; the watcher sets
-        # ``late_decided_lead`` while its counts come late).
-        self.decided_lead = settings.decided_lead
 
     def observe(
         self,
@@ -305,7 +302,7 @@ class SteadyTable:
         waits = []
         if now - rec.last_s > rec.unseen_bars(s)[0]:
             waits.append(UNSEEN)
-        if UNDECIDED not in skip and not rec.decided(t, s, self.decided_lead):
+        if UNDECIDED not in skip and not rec.decided(t, s):
             waits.append(UNDECIDED)
         return waits
 

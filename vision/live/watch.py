@@ -187,8 +187,6 @@ class Watcher:
         part, self._part = self._part, None
         if part is None:
             self._whole_lags.append(t - done.t)
-            s = self.settings
-            self.table.decided_lead = s.late_decided_lead if self.late else s.decided_lead
             matches = self.tracker.update(count.cards)
         else:
             # the cards outside the part are shown to the tracker where they were last seen
